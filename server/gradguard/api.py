@@ -1,0 +1,159 @@
+"""The Python API: the same analysis as ``gradguard check``, on source text."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import ModuleType
+
+from . import engine, noqa
+from .findings import Finding, Fix, FixRef, Span, TextEdit
+from .notebook import Notebook
+from .settings import Settings
+
+MAX_FIX_ROUNDS = 10
+
+
+def _fixes_module() -> ModuleType:
+    # Imported lazily: libcst is only needed when fixes are computed.
+    return importlib.import_module("gradguard.fixes")
+
+
+def _sort_key(finding: Finding) -> tuple[int, int, int, int, str]:
+    span = finding.span
+    return (span.line, span.col, span.end_line, span.end_col, finding.code)
+
+
+def check_source(source: str, filename: str = "<string>", settings: Settings | None = None) -> list[Finding]:
+    """The findings of one Python source text, after suppression comments and settings, by position.
+
+    Never raises on bad input: code that does not parse has no findings.
+    """
+    settings = settings if settings is not None else Settings()
+    try:
+        findings = engine.analyze(source, filename)
+    except (SyntaxError, RecursionError, ValueError):
+        return []
+    name = None if filename.startswith("<") else filename
+    findings = [f for f in findings if settings.enabled(f.code, name)]
+    return sorted(noqa.filter_findings(findings, source), key=_sort_key)
+
+
+def compute_fix(source: str, ref: FixRef) -> Fix | None:
+    """The edits of one fix, or None when it no longer applies or cannot be computed."""
+    try:
+        fix: Fix | None = _fixes_module().compute(source, ref)
+    except Exception:
+        return None
+    if fix is None or not fix.edits:
+        return None
+    return fix
+
+
+def _ordered(span: Span) -> tuple[tuple[int, int], tuple[int, int]]:
+    return (span.line, span.col), (span.end_line, span.end_col)
+
+
+def _overlaps(a: Span, b: Span) -> bool:
+    # Closed intervals: edits that merely touch are deferred to the next round too, so two
+    # insertions at one point are never ordered by accident.
+    (a0, a1), (b0, b1) = _ordered(a), _ordered(b)
+    return a0 <= b1 and b0 <= a1
+
+
+def _parses(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    return True
+
+
+@dataclass
+class _Round:
+    edits: list[TextEdit] = field(default_factory=list)
+    count: int = 0
+
+
+def _pick_fixes(source: str, findings: list[Finding], accept: Callable[[Fix], bool] | None = None) -> _Round:
+    """The preferred fix of every finding whose edits overlap no fix already taken."""
+    chosen = _Round()
+    for finding in findings:
+        if not finding.fixes:
+            continue
+        fix = compute_fix(source, finding.fixes[0])
+        if fix is None or (accept is not None and not accept(fix)):
+            continue
+        if any(_overlaps(new.span, old.span) for new in fix.edits for old in chosen.edits):
+            continue
+        chosen.edits.extend(fix.edits)
+        chosen.count += 1
+    return chosen
+
+
+def fix_source(source: str, filename: str = "<string>", settings: Settings | None = None) -> tuple[str, int]:
+    """Apply the preferred fix of every finding, non-overlapping, re-analyse, repeat (at most 10
+    rounds). Returns the new source and the number of fixes applied. A round whose result does not
+    parse is dropped, so a fix never leaves broken code."""
+    applied = 0
+    for _ in range(MAX_FIX_ROUNDS):
+        chosen = _pick_fixes(source, check_source(source, filename, settings))
+        if not chosen.edits:
+            break
+        try:
+            new = _fixes_module().apply_edits(source, chosen.edits)
+        except Exception:
+            break
+        if new == source or not _parses(new):
+            break
+        source, applied = new, applied + chosen.count
+    return source, applied
+
+
+@dataclass
+class NotebookCheck:
+    """Findings of a notebook, in program coordinates, with the notebook to map them to cells."""
+
+    notebook: Notebook
+    findings: list[Finding]
+
+
+def check_notebook(
+    text: str, filename: str = "<notebook>", settings: Settings | None = None
+) -> NotebookCheck:
+    """Findings of a ``.ipynb`` text. Raises ``notebook.NotebookError`` for JSON that is no notebook."""
+    notebook = Notebook.parse(text)
+    findings = check_source(notebook.program, filename, settings) if notebook.program.strip() else []
+    # A finding on a rewritten IPython line would point at code the user never wrote.
+    kept = []
+    for finding in findings:
+        located = notebook.locate(finding.span.line)
+        if located is not None and located[1] not in located[0].replaced:
+            kept.append(finding)
+    return NotebookCheck(notebook, kept)
+
+
+def fix_notebook(
+    text: str, filename: str = "<notebook>", settings: Settings | None = None
+) -> tuple[str, int]:
+    """Like ``fix_source`` for a notebook text; fixes that would cross cells are skipped."""
+    notebook = Notebook.parse(text)
+    applied = 0
+    for _ in range(MAX_FIX_ROUNDS):
+        findings = check_source(notebook.program, filename, settings) if notebook.program.strip() else []
+        chosen = _pick_fixes(notebook.program, findings, notebook.fix_fits)
+        if not chosen.edits:
+            break
+        before = notebook.program
+        try:
+            ok = notebook.apply_program_edits(chosen.edits, _fixes_module().apply_edits)
+        except Exception:
+            break
+        if not ok or notebook.program == before:
+            break
+        applied += chosen.count
+    if applied == 0:
+        return text, 0
+    return notebook.dumps(), applied

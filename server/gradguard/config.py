@@ -1,0 +1,100 @@
+"""Finding and reading ``[tool.gradguard]`` in the nearest ``pyproject.toml``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from .settings import Settings
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+
+class ConfigError(Exception):
+    """A configuration file that cannot be read or parsed; the CLI exits 2 on it."""
+
+
+def _read_table(path: Path) -> dict[str, Any] | None:
+    """The ``[tool.gradguard]`` table of ``path``, or None when it has none."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    # Cheap check first: most pyproject files on the way up are not ours, and a broken
+    # unrelated one should not stop the scan.
+    if b"gradguard" not in raw:
+        return None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid UTF-8: {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    tool = data.get("tool")
+    if not isinstance(tool, dict) or "gradguard" not in tool:
+        return None
+    table = tool["gradguard"]
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.gradguard] must be a table")
+    return table
+
+
+def find_config(start: str | Path) -> Path | None:
+    """The nearest ``pyproject.toml`` with a ``[tool.gradguard]`` table, from ``start`` upwards."""
+    here = Path(start).resolve()
+    if not here.is_dir():
+        here = here.parent
+    for directory in (here, *here.parents):
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file() and _read_table(candidate) is not None:
+            return candidate
+    return None
+
+
+def load_config(path: str | Path) -> tuple[Settings, list[str]]:
+    """Settings from one pyproject file (defaults if it has no table), plus validation messages
+    prefixed with the file name. Raises ConfigError when the file is unreadable or not TOML."""
+    path = Path(path)
+    table = _read_table(path)
+    if table is None:
+        return Settings(root=str(path.resolve().parent)), []
+    settings, messages = Settings.from_mapping(table, root=str(path.resolve().parent))
+    return settings, [f"{path}: [tool.gradguard] {message}" for message in messages]
+
+
+class Resolver:
+    """Settings per file from the nearest configuration, cached per directory.
+
+    ``fixed`` (from ``--config`` or ``--isolated``) bypasses discovery. Validation messages are
+    collected in ``messages`` once per configuration file.
+    """
+
+    def __init__(self, fixed: Settings | None = None) -> None:
+        self.fixed = fixed
+        self.messages: list[str] = []
+        self._by_dir: dict[Path, Settings] = {}
+        self._by_file: dict[Path, Settings] = {}
+
+    def for_path(self, path: str | Path) -> Settings:
+        if self.fixed is not None:
+            return self.fixed
+        resolved = Path(path).resolve()
+        directory = resolved if resolved.is_dir() else resolved.parent
+        cached = self._by_dir.get(directory)
+        if cached is not None:
+            return cached
+        config = find_config(directory)
+        if config is None:
+            settings = Settings()
+        elif config in self._by_file:
+            settings = self._by_file[config]
+        else:
+            settings, messages = load_config(config)
+            self._by_file[config] = settings
+            self.messages.extend(messages)
+        self._by_dir[directory] = settings
+        return settings

@@ -1,0 +1,1380 @@
+"""Expressions: what each one evaluates to, and the graph effects of calls.
+
+Graph effects are: making new graph nodes (sites), freeing saved buffers (backward),
+changing saved tensors in place, and stepping optimizers.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import torchapi as api
+from .report import Reporter
+from .state import BackwardRun, Dirt, LoopFrame, State, join_states
+from .values import (
+    NONE_VAL,
+    NUMBER,
+    OTHER,
+    UNKNOWN,
+    Grad,
+    GradMode,
+    IPath,
+    ModuleInst,
+    OptimizerInfo,
+    Site,
+    Taint,
+    Ty,
+    Val,
+    join,
+)
+
+MAX_INLINE_DEPTH = 3
+MAX_INLINES = 400
+
+
+@dataclass(slots=True)
+class Frame:
+    func: ast.FunctionDef | ast.AsyncFunctionDef
+    returns: list[tuple[State, Val]] = field(default_factory=list)
+    self_inst: ModuleInst | None = None
+
+
+class Evaluator:
+    st: State | None
+
+    def __init__(self, reporter: Reporter) -> None:
+        self.rep = reporter
+        self.pos = reporter.pos
+        self.st = State()
+        self.globals_env: dict[str, Val] = self.st.env
+        self.loops: list[LoopFrame] = []
+        self.frames: list[Frame] = []
+        self.stmt_stack: list[ast.stmt] = []
+        self._rebound: dict[int, frozenset[str]] = {}
+        self.seq = 0
+        self.inlines = 0
+        self.classes: dict[str, Any] = {}
+        self.grad_inputs: frozenset[object] = frozenset()
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def ipath(self) -> IPath:
+        return tuple((id(f.node), f.iteration) for f in self.loops)
+
+    def next_seq(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    def new_site(
+        self,
+        node: ast.AST,
+        saves: bool,
+        inputs: tuple[Val, ...] = (),
+        saved: frozenset[object] = frozenset(),
+        module: ModuleInst | None = None,
+        call_args: tuple[tuple[ast.expr, Val], ...] = (),
+    ) -> Site:
+        site = Site(
+            node,
+            self.stmt_stack[-1] if self.stmt_stack else None,
+            saves,
+            self.ipath(),
+            saved,
+            module,
+            call_args,
+            inputs,
+        )
+        site.seq = self.next_seq()
+        site.stmts = tuple(self.stmt_stack)
+        return site
+
+    def lookup(self, name: str) -> Val:
+        st = self.st
+        if st is None:
+            return UNKNOWN
+        val = st.env.get(name)
+        if val is not None:
+            return val
+        val = self.globals_env.get(name)
+        if val is not None:
+            return val
+        if name in self.classes:
+            return Val(Grad.NONE, Ty.FUNC, qual=name, info=self.classes[name])
+        if name in (
+            "print",
+            "len",
+            "range",
+            "enumerate",
+            "zip",
+            "float",
+            "int",
+            "sum",
+            "list",
+            "tuple",
+            "isinstance",
+            "str",
+            "abs",
+            "min",
+            "max",
+            "round",
+            "sorted",
+            "dict",
+            "set",
+            "super",
+            "bool",
+        ):
+            return Val(Grad.NONE, Ty.QUAL, qual="builtins." + name)
+        return UNKNOWN
+
+    def path_of(self, node: ast.expr) -> str | None:
+        """``a.b.c`` for attribute chains on names (tracked like names)."""
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, ast.Attribute):
+            base = self.path_of(node.value)
+            return None if base is None else base + "." + node.attr
+        return None
+
+    def qual_of(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Name):
+            val = self.lookup(node.id)
+            return val.qual if val.ty is Ty.QUAL else None
+        if isinstance(node, ast.Attribute):
+            base = self.qual_of(node.value)
+            return None if base is None else base + "." + node.attr
+        return None
+
+    def peek(self, node: ast.expr) -> Val:
+        """The value of a name or attribute path without evaluating anything."""
+        if isinstance(node, ast.Name):
+            return self.lookup(node.id)
+        path = self.path_of(node)
+        if path is not None and self.st is not None and path in self.st.env:
+            return self.st.env[path]
+        if isinstance(node, ast.Attribute):
+            return self.attribute(node, self.peek(node.value))
+        return UNKNOWN
+
+    def mode(self) -> GradMode:
+        return self.st.mode if self.st is not None else GradMode.MAYBE
+
+    # -- expressions -----------------------------------------------------------------
+
+    def expr(self, node: ast.expr) -> Val:
+        if self.st is None:
+            return UNKNOWN
+        method = getattr(self, "e_" + type(node).__name__, None)
+        if method is None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.expr(child)
+            return UNKNOWN
+        result: Val = method(node)
+        return result
+
+    def e_Constant(self, node: ast.Constant) -> Val:
+        if node.value is None:
+            return NONE_VAL
+        if isinstance(node.value, (int, float, bool)):
+            return NUMBER
+        return OTHER
+
+    def e_Name(self, node: ast.Name) -> Val:
+        return self.lookup(node.id)
+
+    def e_JoinedStr(self, node: ast.JoinedStr) -> Val:
+        for v in node.values:
+            if isinstance(v, ast.FormattedValue):
+                self.expr(v.value)
+        return OTHER
+
+    def e_Tuple(self, node: ast.Tuple | ast.List) -> Val:
+        elts = tuple(self.expr(e.value if isinstance(e, ast.Starred) else e) for e in node.elts)
+        starred = [isinstance(e, ast.Starred) for e in node.elts]
+        if elts and all(starred) and all(v.ty is Ty.PARAMS for v in elts):
+            return Val(Grad.NONE, Ty.PARAMS, info=tuple(m for v in elts for m in (v.info or ())))
+        if any(isinstance(e, ast.Starred) for e in node.elts):
+            return Val(Grad.NONE, Ty.TUPLE if isinstance(node, ast.Tuple) else Ty.LIST)
+        return Val(Grad.NONE, Ty.TUPLE if isinstance(node, ast.Tuple) else Ty.LIST, elts=elts)
+
+    e_List = e_Tuple
+
+    def e_Starred(self, node: ast.Starred) -> Val:
+        self.expr(node.value)
+        return UNKNOWN
+
+    def e_Compare(self, node: ast.Compare) -> Val:
+        vals = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
+        if any(v.is_tensor for v in vals) and all(
+            isinstance(o, (ast.Lt, ast.Gt, ast.LtE, ast.GtE, ast.Eq, ast.NotEq)) for o in node.ops
+        ):
+            return Val(Grad.NONE, Ty.TENSOR)
+        return Val(Grad.NONE, Ty.OTHER) if all(v.ty in (Ty.NUMBER, Ty.OTHER) for v in vals) else UNKNOWN
+
+    def e_BoolOp(self, node: ast.BoolOp) -> Val:
+        for v in node.values:
+            self.expr(v)
+        return UNKNOWN
+
+    def e_IfExp(self, node: ast.IfExp) -> Val:
+        self.expr(node.test)
+        return join(self.expr(node.body), self.expr(node.orelse))
+
+    def e_UnaryOp(self, node: ast.UnaryOp) -> Val:
+        val = self.expr(node.operand)
+        if isinstance(node.op, ast.Not):
+            return OTHER
+        if isinstance(node.op, ast.USub) and val.requires_grad:
+            return self.op_result(node, (val,), saves=False, shape=val.shape)
+        return (
+            val
+            if val.ty is Ty.NUMBER
+            else (Val(val.grad, val.ty, shape=val.shape) if val.is_tensor else UNKNOWN)
+        )
+
+    def e_BinOp(self, node: ast.BinOp) -> Val:
+        left = self.expr(node.left)
+        right = self.expr(node.right)
+        return self.binop_val(node.op, left, right, node)
+
+    def binop_val(self, op: ast.operator, left: Val, right: Val, node: ast.AST) -> Val:
+        if not (left.is_tensor or right.is_tensor):
+            if left.ty is Ty.PARAMS and right.ty is Ty.PARAMS and isinstance(op, ast.Add):
+                return Val(Grad.NONE, Ty.PARAMS, info=tuple(left.info or ()) + tuple(right.info or ()))
+            if left.ty is Ty.NUMBER and right.ty is Ty.NUMBER:
+                return NUMBER
+            if left.ty is Ty.LIST and right.ty is Ty.LIST and isinstance(op, ast.Add):
+                return Val(Grad.NONE, Ty.LIST)
+            return UNKNOWN
+        shape = _broadcast(left.shape, right.shape) if not isinstance(op, ast.MatMult) else None
+        if left.ty is Ty.NUMBER and right.is_tensor:
+            shape = right.shape
+        if right.ty is Ty.NUMBER and left.is_tensor:
+            shape = left.shape
+        if not (left.requires_grad or right.requires_grad):
+            if left.grad is Grad.NONE and right.grad is Grad.NONE:
+                return Val(
+                    Grad.NONE,
+                    Ty.TENSOR,
+                    shape=shape,
+                    taints=left.taints | right.taints,
+                    cause=left.cause or right.cause,
+                )
+            return Val(Grad.UNKNOWN, Ty.TENSOR, shape=shape)
+        saves = not isinstance(op, (ast.Add, ast.Sub))
+        saved: set[object] = set()
+        if isinstance(op, (ast.Mult, ast.MatMult, ast.Div, ast.Pow)):
+            # Each operand is saved for the other's gradient; pow/div save their base too.
+            if right.requires_grad and left.obj is not None and left.is_tensor:
+                saved.add(left.obj)
+            if left.requires_grad and right.obj is not None and right.is_tensor:
+                saved.add(right.obj)
+            if isinstance(op, (ast.Pow, ast.Div)) and left.requires_grad and left.obj is not None:
+                saved.add(left.obj)
+        return self.op_result(node, (left, right), saves=saves, shape=shape, saved=frozenset(saved))
+
+    def op_result(
+        self,
+        node: ast.AST,
+        inputs: tuple[Val, ...],
+        saves: bool,
+        shape: tuple[int, ...] | None = None,
+        saved: frozenset[object] = frozenset(),
+        saves_output: bool = False,
+        module: ModuleInst | None = None,
+        call_args: tuple[tuple[ast.expr, Val], ...] = (),
+        ty: Ty = Ty.TENSOR,
+    ) -> Val:
+        """The value of a differentiable op on ``inputs`` under the current grad mode."""
+        mode = self.mode()
+        taints = frozenset().union(*(v.taints for v in inputs)) if inputs else frozenset()
+        if mode is GradMode.OFF:
+            return Val(Grad.NONE, ty, shape=shape, obj=object(), cause=("computed under no_grad", node))
+        if mode is GradMode.MAYBE:
+            return Val(Grad.UNKNOWN, ty, shape=shape)
+        if not any(v.requires_grad for v in inputs) and module is None:
+            if all(v.grad is Grad.NONE for v in inputs):
+                cause = next((v.cause for v in inputs if v.cause), None)
+                return Val(Grad.NONE, ty, shape=shape, obj=object(), cause=cause, taints=taints)
+            return Val(Grad.UNKNOWN, ty, shape=shape)
+        site = self.new_site(node, saves, inputs, saved, module, call_args)
+        if saves_output:
+            site.saved = site.saved | {site}
+        sites = frozenset({site}).union(*(v.sites for v in inputs))
+        return Val(Grad.GRAPH, ty, sites=sites, root=site, obj=site, shape=shape, taints=taints)
+
+    def e_Subscript(self, node: ast.Subscript) -> Val:
+        base = self.expr(node.value)
+        self.expr(node.slice)
+        if (
+            base.elts is not None
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, int)
+        ):
+            i = node.slice.value
+            if -len(base.elts) <= i < len(base.elts):
+                return base.elts[i]
+            return UNKNOWN
+        if base.is_tensor:
+            if base.requires_grad and self.mode() is GradMode.ON:
+                val = self.op_result(node, (base,), saves=False)
+                return val.with_(obj=base.obj)  # a view shares its base's version counter
+            if base.grad is Grad.NONE:
+                return Val(Grad.NONE, Ty.TENSOR, obj=base.obj, cause=base.cause)
+            return Val(Grad.UNKNOWN, Ty.TENSOR)
+        return UNKNOWN
+
+    def e_Attribute(self, node: ast.Attribute) -> Val:
+        path = self.path_of(node)
+        if path is not None and self.st is not None and path in self.st.env:
+            return self.st.env[path]
+        base = self.expr(node.value)
+        return self.attribute(node, base)
+
+    def attribute(self, node: ast.Attribute, base: Val) -> Val:
+        attr = node.attr
+        if base.ty is Ty.QUAL:
+            return Val(Grad.NONE, Ty.QUAL, qual=f"{base.qual}.{attr}")
+        if base.module is not None:
+            inst = base.module
+            if attr in inst.attrs:
+                val = inst.attrs[attr]
+                # Tensors set in __init__ may be rebound by any method: only structure is trusted.
+                if val.ty in (Ty.MODULE, Ty.OPTIMIZER, Ty.QUAL, Ty.FUNC) or val.grad is Grad.LEAF:
+                    return val
+                return UNKNOWN
+            if attr in ("weight", "bias") and inst.has_params and inst.user_class is None:
+                if self.trainable(inst):
+                    return Val(Grad.LEAF, Ty.TENSOR, obj=inst.params_obj)
+                return UNKNOWN
+            if inst.user_class is not None and attr in inst.user_class.methods:
+                return Val(Grad.NONE, Ty.FUNC, qual=attr, info=inst.user_class.methods[attr], module=inst)
+            return UNKNOWN
+        if base.is_tensor:
+            if attr == "data":
+                return Val(
+                    Grad.NONE,
+                    Ty.TENSOR,
+                    obj=base.obj,
+                    shape=base.shape,
+                    via_data=True,
+                    cause=("`.data`", node),
+                )
+            if attr == "grad":
+                return Val(Grad.NONE, Ty.TENSOR, shape=base.shape, obj=object())
+            if attr in ("T", "mT", "H"):
+                if base.requires_grad:
+                    return self.op_result(node, (base,), saves=False).with_(obj=base.obj)
+                return Val(base.grad, Ty.TENSOR, obj=base.obj)
+            if attr in ("shape", "dtype", "device", "requires_grad", "is_leaf", "ndim", "grad_fn"):
+                return OTHER
+        return UNKNOWN
+
+    def e_NamedExpr(self, node: ast.NamedExpr) -> Val:
+        val = self.expr(node.value)
+        if self.st is not None:
+            self.st.env[node.target.id] = val
+        return val
+
+    def e_Lambda(self, node: ast.Lambda) -> Val:
+        return OTHER
+
+    def e_ListComp(self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp) -> Val:
+        return Val(Grad.UNKNOWN, Ty.LIST if isinstance(node, ast.ListComp) else Ty.UNKNOWN)
+
+    e_GeneratorExp = e_ListComp
+    e_SetComp = e_ListComp
+    e_DictComp = e_ListComp
+
+    def e_Dict(self, node: ast.Dict) -> Val:
+        for k in node.keys:
+            if k is not None:
+                self.expr(k)
+        for v in node.values:
+            self.expr(v)
+        return OTHER
+
+    # -- calls -----------------------------------------------------------------------
+
+    def e_Call(self, node: ast.Call) -> Val:
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            recv = self.expr(func.value)
+            args = [self.expr(a) for a in node.args]
+            kwargs = {k.arg: self.expr(k.value) for k in node.keywords if k.arg is not None}
+            if recv.ty is Ty.QUAL:
+                return self.qual_call(f"{recv.qual}.{func.attr}", node, args, kwargs)
+            if recv.module is not None and func.attr in recv.module.attrs:
+                # self.layer(x): a sub-module (or function) stored as an attribute
+                callee = self.attribute(func, recv)
+                if callee.ty is Ty.MODULE and callee.module is not None:
+                    return self.module_call(callee.module, node, args, kwargs)
+                self.escape(args, kwargs)
+                return UNKNOWN
+            path = self.path_of(func)
+            if path is not None and self.st is not None and path in self.st.env:
+                callee = self.st.env[path]
+                if callee.ty is Ty.MODULE and callee.module is not None:
+                    return self.module_call(callee.module, node, args, kwargs)
+            return self.method_call(recv, func.attr, node, args, kwargs)
+        fval = self.expr(func)
+        args = [self.expr(a) for a in node.args]
+        kwargs = {k.arg: self.expr(k.value) for k in node.keywords if k.arg is not None}
+        if fval.ty is Ty.QUAL and fval.qual:
+            return self.qual_call(fval.qual, node, args, kwargs)
+        if fval.ty is Ty.FUNC:
+            return self.call_local(fval, node, args, kwargs)
+        if fval.ty is Ty.MODULE and fval.module is not None:
+            return self.module_call(fval.module, node, args, kwargs)
+        self.escape(args, kwargs)
+        return UNKNOWN
+
+    def escape(self, args: list[Val], kwargs: dict[str, Val]) -> None:
+        """Values handed to code we cannot see may be backpropagated there."""
+        for v in list(args) + list(kwargs.values()):
+            if v.taints:
+                self.rep.exempt_taints(v.taints)
+            if v.elts:
+                self.escape(list(v.elts), {})
+
+    def const_kw(self, node: ast.Call, name: str) -> Any:
+        for k in node.keywords:
+            if k.arg == name:
+                if isinstance(k.value, ast.Constant):
+                    return k.value.value
+                return _NOT_CONST
+        return None
+
+    def kw_node(self, node: ast.Call, name: str) -> ast.keyword | None:
+        for k in node.keywords:
+            if k.arg == name:
+                return k
+        return None
+
+    # Builtins and imported APIs, by qualified name.
+    def qual_call(self, qual: str, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
+        parts = qual.split(".")
+        name = parts[-1]
+        top = parts[0]
+        if top == "builtins":
+            return self.builtin_call(name, node, args, kwargs)
+        if top == "numpy":
+            if name in ("array", "asarray") and args and args[0].requires_grad:
+                self.rep.numpy_on_grad(node, node.args[0], array_call=True)
+            self.escape(args, kwargs)
+            return OTHER
+        if top != "torch":
+            self.escape(args, kwargs)
+            return UNKNOWN
+        mod = ".".join(parts[:-1])
+        if qual in ("torch.autograd.grad", "torch.autograd.backward"):
+            return self.autograd_call(name, node, args, kwargs)
+        if mod in ("torch.nn", "torch.nn.modules") or (
+            mod.startswith("torch.nn.modules.") and name[:1].isupper()
+        ):
+            return self.nn_construct(name, node, args, kwargs)
+        if mod == "torch.optim" or mod.startswith("torch.optim."):
+            if name in api.OPTIMIZERS:
+                return self.optimizer_construct(node, args)
+            return OTHER
+        if mod in ("torch", "torch.nn.functional", "torch.special", "torch.linalg"):
+            if name in api.CONSTRUCTORS and mod == "torch":
+                return self.construct(name, node, args, kwargs)
+            if name in ("no_grad", "enable_grad", "inference_mode", "set_grad_enabled"):
+                if name == "set_grad_enabled" and isinstance(
+                    self.stmt_stack[-1] if self.stmt_stack else None, ast.Expr
+                ):
+                    self.set_grad_statement(node)
+                return OTHER
+            if name in ("manual_seed", "set_printoptions", "save", "load", "is_tensor", "numel", "device"):
+                return OTHER
+            if args and args[0].is_tensor:
+                return self.tensor_op(
+                    name, node, args[0], args[1:], kwargs, node.args[1:], first_arg=node.args[0]
+                )
+            if name in ("cat", "stack", "concat", "hstack", "vstack") and args:
+                elts = args[0].elts
+                if elts:
+                    return self.tensor_op(name, node, elts[0], list(elts[1:]), kwargs, (), first_arg=None)
+            self.escape(args, kwargs)
+            return UNKNOWN
+        self.escape(args, kwargs)
+        return UNKNOWN
+
+    def set_grad_statement(self, node: ast.Call) -> None:
+        if self.st is None or not node.args:
+            return
+        arg = node.args[0]
+        if isinstance(arg, ast.Constant):
+            self.st.mode = GradMode.ON if arg.value else GradMode.OFF
+        else:
+            self.st.mode = GradMode.MAYBE
+
+    def builtin_call(self, name: str, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
+        if name in ("float", "int", "bool") and args:
+            if args[0].is_tensor:
+                return Val(Grad.NONE, Ty.NUMBER, cause=(f"`{name}()`", node))
+            return NUMBER if args[0].ty is Ty.NUMBER else UNKNOWN
+        if name in ("len", "round", "abs") and not (args and args[0].is_tensor):
+            return NUMBER
+        if name in (
+            "print",
+            "isinstance",
+            "str",
+            "repr",
+            "format",
+            "super",
+            "range",
+            "enumerate",
+            "zip",
+            "sorted",
+            "dict",
+            "set",
+        ):
+            return OTHER if name not in ("range", "enumerate", "zip") else Val(Grad.NONE, Ty.OTHER)
+        if name == "sum" and args and args[0].ty is Ty.LIST:
+            lst = args[0]
+            if lst.taints:
+                return Val(Grad.UNKNOWN, Ty.TENSOR, taints=lst.taints)
+            return UNKNOWN
+        if name in ("list", "tuple") and args and args[0].ty is Ty.PARAMS:
+            return args[0]
+        if name in ("list", "tuple") and args:
+            return Val(
+                Grad.UNKNOWN,
+                Ty.LIST if name == "list" else Ty.TUPLE,
+                elts=args[0].elts,
+                taints=args[0].taints,
+            )
+        self.escape(args, kwargs)
+        return UNKNOWN
+
+    # torch.* constructors
+    def construct(self, name: str, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
+        rg = self.const_kw(node, "requires_grad")
+        shape: tuple[int, ...] | None = None
+        if name in api.SHAPE_CONSTRUCTORS:
+            shape = _literal_shape(node)
+        elif name == "tensor" and node.args:
+            shape = _literal_list_shape(node.args[0])
+        elif name.endswith("_like") and args:
+            shape = args[0].shape
+        cause: tuple[str, ast.AST] | None = None
+        if (
+            name == "tensor"
+            and args
+            and (args[0].requires_grad or any(e.requires_grad for e in args[0].elts or ()))
+        ):
+            cause = ("`torch.tensor(...)` re-wrapping", node)
+        elif name == "from_numpy":
+            cause = ("`torch.from_numpy(...)`", node)
+        else:
+            cause = (f"`torch.{name}(...)`", node)
+        if rg is True:
+            if name in ("tensor",) and node.args and _is_int_literal_data(node.args[0]):
+                return UNKNOWN  # an integer tensor cannot require grad: torch raises at construction
+            return Val(Grad.LEAF, Ty.TENSOR, obj=object(), shape=shape)
+        if rg is None or rg is False:
+            return Val(Grad.NONE, Ty.TENSOR, obj=object(), shape=shape, cause=cause)
+        return Val(Grad.UNKNOWN, Ty.TENSOR, obj=object(), shape=shape)
+
+    # torch.nn.* constructors
+    def nn_construct(self, name: str, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
+        if name == "Parameter":
+            rg = self.const_kw(node, "requires_grad")
+            if rg is False:
+                return Val(Grad.NONE, Ty.TENSOR, obj=object())
+            shape = args[0].shape if args else None
+            return Val(Grad.LEAF, Ty.TENSOR, obj=object(), shape=shape)
+        if name in api.PARAM_LAYERS:
+            kind = "lstm" if name == "LSTM" else "rnn" if name in ("RNN", "GRU") else "layer"
+            inst = ModuleInst(name, True, kind=kind)
+        elif name in api.ACTIVATIONS:
+            inst = ModuleInst(name, False, kind="activation")
+        elif name in api.LOSS_MODULES:
+            inst = ModuleInst(name, False, kind="loss")
+        elif name in api.CONTAINERS:
+            inst = ModuleInst(name, False, kind="container")
+            children: list[ModuleInst] = [a.module for a in args if a.module is not None]
+            if name == "Sequential" and len(children) == len(args):
+                inst.seq_children = children
+                inst.has_params = any(c.has_params for c in inst.seq_children)
+                inst.hazard = _sequential_hazard(node)
+            elif name == "Sequential":
+                inst.has_params = any(c.has_params for c in children if c is not None)
+                inst.kind = "opaque"
+            else:
+                inst.kind = "opaque"
+        else:
+            return UNKNOWN
+        for k in node.keywords:
+            if k.arg and isinstance(k.value, ast.Constant):
+                inst.kwargs[k.arg] = k.value.value
+        for i, a in enumerate(node.args[:2]):
+            if isinstance(a, ast.Constant):
+                inst.kwargs[f"arg{i}"] = a.value
+        return Val(Grad.NONE, Ty.MODULE, module=inst)
+
+    def optimizer_construct(self, node: ast.Call, args: list[Val]) -> Val:
+        info = OptimizerInfo()
+        if args:
+            first = args[0]
+            if first.ty is Ty.PARAMS and isinstance(first.info, tuple):
+                info.modules.extend(first.info)
+            elif first.elts:
+                for e in first.elts:
+                    if e.ty is Ty.PARAMS and e.module is not None:
+                        info.modules.append(e.module)
+                    elif e.grad is Grad.LEAF and e.obj is not None:
+                        info.objs.add(e.obj)
+        for m in info.modules:
+            m.trained = True
+            info.objs |= m.all_params_objs()
+        return Val(Grad.NONE, Ty.OPTIMIZER, info=info)
+
+    # -- tensor ops and methods ------------------------------------------------------
+
+    def method_call(
+        self, recv: Val, name: str, node: ast.Call, args: list[Val], kwargs: dict[str, Val]
+    ) -> Val:
+        func = node.func
+        assert isinstance(func, ast.Attribute)
+        if name == "backward":
+            if recv.is_tensor or recv.grad is Grad.NONE and recv.ty is Ty.NUMBER:
+                self.backward(node, recv, func.value, kind="backward")
+            return NONE_VAL
+        if recv.ty is Ty.MODULE and recv.module is not None:
+            return self.module_method(recv, name, node, args, kwargs)
+        if recv.ty is Ty.OPTIMIZER:
+            return self.optimizer_method(recv, name, node)
+        if recv.ty is Ty.FUNC and recv.module is not None:
+            return self.call_local(recv, node, args, kwargs)
+        if recv.ty is Ty.OTHER and recv.module is not None:
+            meth = recv.module.user_class.methods.get(name) if recv.module.user_class else None
+            if meth is not None:
+                return self.call_local(
+                    Val(Grad.NONE, Ty.FUNC, info=meth, module=recv.module), node, args, kwargs
+                )
+        if recv.ty is Ty.LIST and name in ("append", "extend", "insert"):
+            value = args[-1] if args else UNKNOWN
+            if name == "append" and isinstance(func.value, ast.Name) and node.args:
+                self.list_append(func.value.id, recv, value, node)
+            return NONE_VAL
+        if recv.is_tensor:
+            return self.tensor_op(
+                name, node, recv, args, kwargs, node.args, first_arg=func.value, method=True
+            )
+        self.escape(args, kwargs)
+        return UNKNOWN
+
+    def list_append(self, name: str, lst: Val, value: Val, node: ast.Call) -> None:
+        st = self.st
+        if st is None:
+            return
+        new = lst.with_(elts=None)
+        if value.grad is Grad.GRAPH and self.loops:
+            frame = self.loops[-1]
+            stmt = self.stmt_stack[-1] if self.stmt_stack else None
+            if (
+                name in frame.starts.get(1, {})
+                and name not in self.rebound_in(frame.node)
+                and isinstance(stmt, ast.Expr)
+                and stmt.value is node
+            ):
+                key = ("acc", id(stmt))
+                self.rep.accumulate(stmt, name, node.args[0], value, key)
+                new = new.with_(taints=new.taints | {Taint("accumulated", stmt, key)})
+        if value.taints:
+            new = new.with_(taints=new.taints | value.taints)
+        st.env[name] = new
+
+    def rebound_in(self, loop: ast.AST) -> frozenset[str]:  # overridden by Interpreter
+        return frozenset()
+
+    def tensor_op(
+        self,
+        name: str,
+        node: ast.Call,
+        recv: Val,
+        args: list[Val],
+        kwargs: dict[str, Val],
+        arg_nodes: Any,
+        first_arg: ast.expr | None,
+        method: bool = False,
+    ) -> Val:
+        if name == "detach":
+            return Val(Grad.NONE, Ty.TENSOR, obj=recv.obj, shape=recv.shape, cause=("`.detach()`", node))
+        if name == "detach_":
+            if first_arg is not None:
+                self.rebind(
+                    first_arg,
+                    Val(Grad.NONE, Ty.TENSOR, obj=recv.obj, shape=recv.shape, cause=("`.detach_()`", node)),
+                )
+            return NONE_VAL
+        if name == "numpy":
+            if recv.requires_grad and first_arg is not None:
+                self.rep.numpy_on_grad(node, first_arg, array_call=False)
+            return OTHER
+        if name in ("item",):
+            return Val(Grad.NONE, Ty.NUMBER, cause=("`.item()`", node))
+        if name in api.BREAK_TO_NUMBER:
+            return NUMBER
+        if name in api.BREAK_TO_OTHER:
+            return OTHER
+        if name in api.BREAK_TO_TENSOR:
+            return Val(Grad.NONE, Ty.TENSOR, obj=object(), cause=(f"`.{name}()`", node))
+        if name == "requires_grad_":
+            flag = node.args[0] if node.args else None
+            on = flag is None or (isinstance(flag, ast.Constant) and flag.value is True)
+            off = isinstance(flag, ast.Constant) and flag.value is False
+            new = recv.with_(
+                grad=Grad.LEAF
+                if on and recv.grad in (Grad.NONE, Grad.LEAF)
+                else Grad.NONE
+                if off and recv.grad in (Grad.NONE, Grad.LEAF)
+                else Grad.UNKNOWN,
+                cause=None,
+            )
+            if first_arg is not None and method:
+                self.rebind(first_arg, new)
+            return new
+        if method and name.endswith("_") and not name.endswith("__"):
+            # An in-place tensor method.
+            if first_arg is not None:
+                self.inplace(first_arg, recv, node, self.pos.text(node))
+                if self.mode() is not GradMode.ON or recv.grad is Grad.LEAF:
+                    return recv  # the tensor keeps its grad status; only its version changes
+                if recv.requires_grad or any(a.requires_grad for a in args):
+                    new = self.op_result(
+                        node, (recv, *args), saves=name[:-1] not in api.NO_SAVE, shape=recv.shape
+                    ).with_(obj=recv.obj)
+                    if self.st is not None and isinstance(first_arg, (ast.Name, ast.Attribute)):
+                        self.rebind(first_arg, new)
+                    return new
+            return recv
+        if self.const_kw(node, "inplace") is True and first_arg is not None:
+            self.inplace(first_arg, recv, node, self.pos.text(node))
+        if name not in api.GRAPH_OPS:
+            self.escape(args, kwargs)
+            return Val(Grad.UNKNOWN, Ty.UNKNOWN) if recv.requires_grad else UNKNOWN
+        if name in ("max", "min", "sort", "topk", "median", "mode", "kthvalue") and (args or kwargs):
+            return UNKNOWN
+        if name in ("chunk", "split", "unbind"):
+            return UNKNOWN
+        saves = name not in api.NO_SAVE
+        saved: set[object] = set()
+        all_inputs = (recv, *args)
+        if name in api.SAVES_SELF and recv.obj is not None:
+            saved.add(recv.obj)
+        if name in api.SAVES_OTHER:
+            if any(a.requires_grad for a in args) and recv.obj is not None:
+                saved.add(recv.obj)
+            if recv.requires_grad:
+                saved.update(a.obj for a in args if a.obj is not None and a.is_tensor)
+        if name in api.LOSS_FUNCS and name in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"):
+            saved.update(a.obj for a in all_inputs if a.obj is not None and a.is_tensor)
+        shape: tuple[int, ...] | None = None
+        if name in api.REDUCTIONS and not args and "dim" not in kwargs:
+            shape = ()
+        elif name in api.LOSS_FUNCS:
+            red = self.const_kw(node, "reduction")
+            shape = recv.shape if red == "none" else () if red in (None, "mean", "sum") else None
+        elif name in api.SAVES_OUTPUT or name in api.SAVES_SELF and name not in api.REDUCTIONS:
+            shape = recv.shape if name not in ("softmax", "log_softmax") or True else None
+        elif name in ("add", "sub", "mul", "div") and args:
+            shape = _broadcast(recv.shape, args[0].shape)
+        elif name in ("clone", "float", "double", "to", "cpu", "contiguous", "neg"):
+            shape = recv.shape
+        val = self.op_result(
+            node,
+            all_inputs,
+            saves=saves,
+            shape=shape,
+            saved=frozenset(saved),
+            saves_output=name in api.SAVES_OUTPUT,
+        )
+        if (
+            name
+            in (
+                "view",
+                "reshape",
+                "flatten",
+                "t",
+                "transpose",
+                "permute",
+                "squeeze",
+                "unsqueeze",
+                "expand",
+                "view_as",
+                "expand_as",
+                "narrow",
+                "select",
+            )
+            and val.requires_grad
+        ):
+            val = val.with_(obj=recv.obj)
+        return val
+
+    def rebind(self, target: ast.expr, val: Val) -> None:
+        st = self.st
+        if st is None:
+            return
+        path = self.path_of(target)
+        if path is not None:
+            st.env[path] = val
+
+    def inplace(self, target: ast.expr, cur: Val, node: ast.AST, text: str) -> None:
+        """An in-place change of the tensor ``target`` (statement or call ``node``)."""
+        st = self.st
+        if st is None:
+            return
+        if cur.grad is Grad.LEAF and st.mode is GradMode.ON and not cur.via_data:
+            stmt = self.stmt_stack[-1] if self.stmt_stack else None
+            if stmt is not None:
+                self.rep.leaf_inplace(stmt, target, text)
+        if cur.obj is None:
+            return
+        stmt = self.stmt_stack[-1] if self.stmt_stack else None
+        dirt = Dirt(node, "data" if cur.via_data else "inplace", text, self.pos.text(target), stmt=stmt)
+        for site in self.saved_by(cur.obj):
+            st.dirty[site] = dirt
+
+    def saved_by(self, obj: object) -> list[Site]:
+        """Sites in the current state's graphs that saved the tensor ``obj``."""
+        st = self.st
+        if st is None:
+            return []
+        out: list[Site] = []
+        seen: set[int] = set()
+        for val in st.env.values():
+            for site in val.sites:
+                if id(site) not in seen:
+                    seen.add(id(site))
+                    if obj in site.saved:
+                        out.append(site)
+        return out
+
+    # -- modules and optimizers ------------------------------------------------------
+
+    def module_method(
+        self, recv: Val, name: str, node: ast.Call, args: list[Val], kwargs: dict[str, Val]
+    ) -> Val:
+        inst = recv.module
+        assert inst is not None
+        if name in ("parameters", "named_parameters"):
+            leaf = Val(Grad.LEAF, Ty.TENSOR, obj=inst.params_obj) if self.trainable(inst) else UNKNOWN
+            return Val(
+                Grad.NONE,
+                Ty.PARAMS,
+                module=inst,
+                elts=(leaf,) if name == "parameters" else None,
+                info=(inst,),
+            )
+        if name in (
+            "train",
+            "eval",
+            "to",
+            "cuda",
+            "cpu",
+            "float",
+            "double",
+            "half",
+            "requires_grad_",
+            "apply",
+            "share_memory",
+            "type",
+        ):
+            if name == "requires_grad_":
+                flag = node.args[0] if node.args else None
+                if not (flag is None or isinstance(flag, ast.Constant) and flag.value is True):
+                    inst.frozen = True
+            return recv
+        if name == "zero_grad":
+            return NONE_VAL
+        if name == "forward":
+            return self.module_call(inst, node, args, kwargs)
+        if inst.user_class is not None and name in inst.user_class.methods:
+            return self.call_local(
+                Val(Grad.NONE, Ty.FUNC, info=inst.user_class.methods[name], module=inst), node, args, kwargs
+            )
+        self.escape(args, kwargs)
+        return UNKNOWN
+
+    def optimizer_method(self, recv: Val, name: str, node: ast.Call) -> Val:
+        info = recv.info
+        if name == "step" and isinstance(info, OptimizerInfo) and self.st is not None:
+            # The step changes every parameter in place: graphs that saved them are stale.
+            stmt = self.stmt_stack[-1] if self.stmt_stack else node
+            seen: set[int] = set()
+            for val in self.st.env.values():
+                for site in val.sites:
+                    if id(site) in seen or not (site.saved & info.objs):
+                        continue
+                    seen.add(id(site))
+                    retained = self.st.retained.get(site)
+                    self.st.dirty[site] = Dirt(
+                        stmt, "step", self.pos.text(node), self.pos.text(node.func), retained_by=retained
+                    )
+        return NONE_VAL
+
+    def trainable(self, inst: ModuleInst) -> bool:
+        if inst.frozen:
+            return False
+        return inst.trained or not self.rep.file_freezes
+
+    def module_call(self, inst: ModuleInst, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
+        x = args[0] if args else UNKNOWN
+        call_args = tuple(zip(node.args, args, strict=False))
+        mode = self.mode()
+        if inst.kind == "loss":
+            red = inst.kwargs.get("reduction")
+            shape = x.shape if red == "none" else () if red in (None, "mean", "sum") else None
+            loss_saved = (
+                frozenset(a.obj for a in args if a.obj is not None and a.is_tensor)
+                if inst.cls_name in ("MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss")
+                else frozenset()
+            )
+            return self.op_result(node, tuple(args), saves=True, shape=shape, saved=loss_saved)
+        if inst.kind == "activation":
+            saves = inst.cls_name not in (
+                "Flatten",
+                "Unflatten",
+                "Identity",
+            ) and not inst.cls_name.startswith("Dropout")
+            if inst.kwargs.get("inplace") is True and node.args:
+                self.inplace(node.args[0], x, node, self.pos.text(node))
+            return self.op_result(
+                node,
+                (x,),
+                saves=saves,
+                shape=x.shape if inst.cls_name != "Flatten" else None,
+                saves_output=api.ACTIVATIONS.get(inst.cls_name, False),
+            )
+        if mode is GradMode.MAYBE:
+            return UNKNOWN
+        if not inst.has_params or not self.trainable(inst):
+            if inst.kind == "user" and mode is GradMode.ON and self.trainable(inst):
+                pass  # a parameter-free user module: its forward decides
+            else:
+                return UNKNOWN if mode is GradMode.ON else Val(Grad.NONE, Ty.UNKNOWN)
+        if mode is GradMode.OFF:
+            ty = Ty.TENSOR if inst.kind == "layer" else Ty.UNKNOWN
+            return Val(Grad.NONE, ty, obj=object(), cause=("computed under no_grad", node))
+        args = [_flat(a) for a in args]
+        x = args[0] if args else UNKNOWN
+        saved: set[object] = {inst.params_obj} if x.requires_grad or inst.kind in ("rnn", "lstm") else set()
+        if inst.kind in ("layer", "rnn", "lstm") and x.is_tensor and x.obj is not None:
+            saved.add(x.obj)
+        if inst.kind == "container" and inst.seq_children:
+            saved |= {c.params_obj for c in inst.seq_children[1:] if c.has_params}
+            if len([c for c in inst.seq_children if c.has_params]) >= 1 and x.requires_grad:
+                saved.add(inst.seq_children[0].params_obj)
+        if inst.kind == "user" and inst.user_class is not None and "forward" in inst.user_class.methods:
+            fwd = inst.user_class.methods["forward"]
+            if self.can_inline(fwd):
+                inner = self.inline(
+                    fwd, [Val(Grad.NONE, Ty.MODULE, module=inst), *args], kwargs, node, self_inst=None
+                )
+                marker = self.new_site(node, False, tuple(args), frozenset(), inst, call_args)
+                return _add_site(inner, marker)
+        shape = None
+        if inst.cls_name == "Linear" and x.shape and isinstance(inst.kwargs.get("arg1"), int):
+            shape = (*x.shape[:-1], int(inst.kwargs["arg1"]))
+        site = self.new_site(node, True, tuple(args), frozenset(saved), inst, call_args)
+        site.hazard = inst.hazard
+        sites = frozenset({site}).union(*(a.sites for a in args))
+        out = Val(
+            Grad.GRAPH,
+            Ty.TENSOR
+            if inst.kind in ("layer", "container") and inst.cls_name != "MultiheadAttention"
+            else Ty.UNKNOWN,
+            sites=sites,
+            root=site,
+            obj=site,
+            shape=shape,
+        )
+        if inst.kind in ("rnn", "lstm"):
+            h = Val(Grad.GRAPH, Ty.TENSOR, sites=sites, root=site, obj=object())
+            state = (
+                h
+                if inst.kind == "rnn"
+                else Val(
+                    Grad.NONE,
+                    Ty.TUPLE,
+                    elts=(h, Val(Grad.GRAPH, Ty.TENSOR, sites=sites, root=site, obj=object())),
+                )
+            )
+            return Val(Grad.NONE, Ty.TUPLE, elts=(out.with_(ty=Ty.TENSOR), state))
+        return out
+
+    # -- functions in this file --------------------------------------------------------
+
+    def can_inline(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        if isinstance(func, ast.AsyncFunctionDef) or len(self.frames) >= MAX_INLINE_DEPTH:
+            return False
+        if self.inlines >= MAX_INLINES or any(f.func is func for f in self.frames):
+            return False
+        for dec in func.decorator_list:
+            if self.decorator_mode(dec) is None:
+                return False
+        return True
+
+    def decorator_mode(self, dec: ast.expr) -> GradMode | None:
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        qual = self.qual_of(target)
+        if qual in api.NO_GRAD_CMS:
+            return GradMode.OFF
+        if qual in api.ENABLE_GRAD_CMS:
+            return GradMode.ON
+        if isinstance(target, ast.Name) and target.id in ("staticmethod", "classmethod"):
+            return GradMode.ON
+        return None
+
+    def decorated_mode(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> GradMode:
+        for dec in func.decorator_list:
+            mode = self.decorator_mode(dec)
+            if mode is None:
+                return GradMode.MAYBE
+            if mode is GradMode.OFF:
+                return GradMode.OFF
+        return GradMode.ON
+
+    def call_local(self, fval: Val, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
+        info = fval.info
+        if info is not None and hasattr(info, "is_module"):  # a class defined in this file
+            return self.instantiate(info, node)
+        if not isinstance(info, (ast.FunctionDef, ast.AsyncFunctionDef)) or not self.can_inline(info):
+            self.escape(args, kwargs)
+            return UNKNOWN
+        if fval.module is not None:
+            args = [
+                Val(Grad.NONE, Ty.MODULE if fval.module.kind == "user" else Ty.OTHER, module=fval.module),
+                *args,
+            ]
+        return self.inline(info, args, kwargs, node, self_inst=None)
+
+    def instantiate(self, info: Any, node: ast.Call) -> Val:
+        raise NotImplementedError  # provided by Interpreter.instance_val
+
+    def inline(
+        self,
+        func: ast.FunctionDef | ast.AsyncFunctionDef,
+        args: list[Val],
+        kwargs: dict[str, Val],
+        node: ast.Call | None,
+        self_inst: ModuleInst | None,
+    ) -> Val:
+        """Run a function of this file on these arguments, in the caller's state."""
+        caller = self.st
+        if caller is None:
+            return UNKNOWN
+        self.inlines += 1
+        st = caller.copy()
+        params = func.args.posonlyargs + func.args.args
+        env: dict[str, Val] = {}
+        for i, p in enumerate(params):
+            if i < len(args):
+                env[p.arg] = args[i]
+            elif p.arg in kwargs:
+                env[p.arg] = kwargs[p.arg]
+            else:
+                env[p.arg] = UNKNOWN
+        for p in func.args.kwonlyargs:
+            env[p.arg] = kwargs.get(p.arg, UNKNOWN)
+        if func.args.vararg:
+            env[func.args.vararg.arg] = UNKNOWN
+        if func.args.kwarg:
+            env[func.args.kwarg.arg] = UNKNOWN
+        if self_inst is not None and params:
+            env[params[0].arg] = Val(
+                Grad.NONE, Ty.MODULE if self_inst.kind == "user" else Ty.OTHER, module=self_inst
+            )
+        st.env = env
+        mode = self.decorated_mode(func)
+        if mode is not GradMode.ON:
+            st.mode = mode
+        frame = Frame(func, self_inst=self_inst or (args[0].module if args and params else None))
+        self.frames.append(frame)
+        self.st = st
+        try:
+            self.block(func.body)  # type: ignore[attr-defined]
+            if self.st is not None:
+                frame.returns.append((self.st, NONE_VAL))
+        finally:
+            self.frames.pop()
+        ends = join_states([s for s, _ in frame.returns])
+        if ends is None:
+            self.st = None
+            return UNKNOWN
+        result = frame.returns[0][1]
+        for _, v in frame.returns[1:]:
+            result = join(result, v)
+        # Graph effects carry back to the caller; its names and grad mode are its own.
+        caller.freed = ends.freed
+        caller.vfreed = ends.vfreed
+        caller.dirty = ends.dirty
+        caller.retained = ends.retained
+        self.st = caller
+        return result
+
+    # -- backward ----------------------------------------------------------------------
+
+    def autograd_call(self, name: str, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
+        outputs = args[0] if args else kwargs.get("outputs", kwargs.get("tensors", UNKNOWN))
+        target = (
+            node.args[0]
+            if node.args
+            else next((k.value for k in node.keywords if k.arg in ("outputs", "tensors")), None)
+        )
+        vals = list(outputs.elts) if outputs.elts is not None else [outputs]
+        inputs = args[1] if len(args) > 1 else kwargs.get("inputs", UNKNOWN)
+        self.grad_inputs = frozenset(
+            v.obj
+            for v in (inputs.elts if inputs.elts is not None else (inputs,))
+            if v.grad is Grad.LEAF and v.obj is not None
+        )
+        tensors = [v for v in vals if v.is_tensor]
+        if len(tensors) > 1:
+            # One pass over all outputs together: their shared buffers are freed once.
+            if all(v.grad is Grad.GRAPH for v in tensors):
+                combined = Val(
+                    Grad.GRAPH,
+                    Ty.TENSOR,
+                    sites=frozenset().union(*(v.sites for v in tensors)),
+                    shape=(),
+                    taints=frozenset().union(*(v.taints for v in tensors)),
+                )
+                self.backward(node, combined, None, kind="grad" if name == "grad" else "backward")
+        elif tensors:
+            self.backward(node, tensors[0], target, kind="grad" if name == "grad" else "backward")
+        if name == "backward":
+            return NONE_VAL
+        create = self.const_kw(node, "create_graph")
+        if create is True:
+            return Val(Grad.UNKNOWN, Ty.TUPLE)
+        if create is None and self.mode() is GradMode.ON:
+            grad = Val(
+                Grad.NONE,
+                Ty.TENSOR,
+                obj=object(),
+                taints=frozenset({Taint("grad-no-graph", node)}),
+                cause=("`torch.autograd.grad(...)` without create_graph", node),
+            )
+            inputs = args[1] if len(args) > 1 else kwargs.get("inputs", UNKNOWN)
+            n = len(inputs.elts) if inputs.elts is not None else 1
+            return Val(Grad.NONE, Ty.TUPLE, elts=tuple(grad for _ in range(n)))
+        return UNKNOWN
+
+    def backward(self, node: ast.Call, val: Val, target: ast.expr | None, kind: str) -> None:
+        st = self.st
+        if st is None:
+            return
+        retain_kw = self.kw_node(node, "retain_graph")
+        create = self.const_kw(node, "create_graph")
+        retain_v = self.const_kw(node, "retain_graph")
+        if kind == "backward" and len(node.args) >= 2 and isinstance(node.func, ast.Attribute):
+            retain_v = node.args[1].value if isinstance(node.args[1], ast.Constant) else _NOT_CONST
+        if self.kw_node(node, "inputs") is not None:
+            return  # only part of the graph is traversed: not modelled
+        if retain_v is _NOT_CONST or create is _NOT_CONST:
+            return
+        retain = bool(retain_v) or bool(create)
+        stmt = self.stmt_stack[-1] if self.stmt_stack else None
+        run = BackwardRun(
+            node,
+            stmt,
+            val,
+            target,
+            self.ipath(),
+            self.next_seq(),
+            retain,
+            retain_kw if retain_v is True else None,
+            kind,
+        )
+        if val.taints:
+            self.rep.exempt_taints(val.taints)
+        if val.grad is Grad.NONE:
+            if val.ty in (Ty.TENSOR, Ty.NUMBER) and st.mode is not GradMode.MAYBE:
+                self.rep.no_grad_fn(run)
+            return
+        if val.grad is not Grad.GRAPH:
+            return
+        has_gradient = (
+            bool(node.args)
+            if kind == "backward" and isinstance(node.func, ast.Attribute)
+            else (self.kw_node(node, "grad_outputs") is not None or len(node.args) > 2)
+        )
+        if self.kw_node(node, "gradient") is not None:
+            has_gradient = True
+        if kind == "backward" and not has_gradient and val.shape is not None and _numel(val.shape) > 1:
+            self.rep.nonscalar(run, val.shape)
+        # The order matters: a freed buffer raises before a version check would.
+        ordered = sorted(val.sites, key=lambda s: getattr(s, "seq", 0))
+        reported = False
+        for site in ordered:
+            if site.saves and site in st.freed:
+                self.rep.reuse(run, site, st.freed[site], self.loops, virtual=False)
+                reported = True
+                break
+        if not reported:
+            for site in ordered:
+                dirt = st.dirty.get(site)
+                if dirt is not None:
+                    self.rep.dirty_backward(run, site, dirt)
+                    reported = True
+                    break
+        if not reported:
+            for site in ordered:
+                if site.hazard is not None and site not in st.freed:
+                    self.rep.hazard(run, site)
+                    break
+        if not any(site.saves and site in st.freed for site in ordered):
+            for site in ordered:
+                if site.saves and site in st.vfreed:
+                    self.rep.reuse(run, site, st.vfreed[site], self.loops, virtual=True)
+                    break
+        for taint in val.taints:
+            if taint.kind == "grad-no-graph":
+                self.rep.penalty(run, taint)
+        # Free what this pass traversed.
+        if kind == "grad":
+            # autograd.grad runs only the nodes between the outputs and the inputs.
+            inputs = self.grad_inputs
+            to_free = [s for s in ordered if s.saves and _on_path(s, inputs, {})] if inputs else []
+        else:
+            to_free = [s for s in ordered if s.saves]
+        for site in to_free:
+            if retain:
+                st.retained[site] = run
+                if run.retain_kw is not None and self.loops:
+                    st.vfreed.setdefault(site, run)
+            else:
+                st.freed.setdefault(site, run)
+
+
+class _NotConst:
+    def __repr__(self) -> str:
+        return "<not constant>"
+
+
+_NOT_CONST = _NotConst()
+
+
+def _add_site(val: Val, marker: Site) -> Val:
+    if val.grad is Grad.GRAPH:
+        return val.with_(sites=val.sites | {marker})
+    if val.elts is not None:
+        return val.with_(elts=tuple(_add_site(e, marker) for e in val.elts))
+    return val
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _broadcast(a: tuple[int, ...] | None, b: tuple[int, ...] | None) -> tuple[int, ...] | None:
+    if a is None or b is None:
+        return None
+    out: list[int] = []
+    for i in range(1, max(len(a), len(b)) + 1):
+        x = a[-i] if i <= len(a) else 1
+        y = b[-i] if i <= len(b) else 1
+        if x != y and 1 not in (x, y):
+            return None
+        out.append(max(x, y))
+    return tuple(reversed(out))
+
+
+def _literal_shape(node: ast.Call) -> tuple[int, ...] | None:
+    args = node.args
+    if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+        args = list(args[0].elts)
+    dims: list[int] = []
+    for a in args:
+        if isinstance(a, ast.Constant) and isinstance(a.value, int) and not isinstance(a.value, bool):
+            dims.append(a.value)
+        else:
+            return None
+    return tuple(dims) if dims or not node.args else None
+
+
+def _literal_list_shape(node: ast.expr) -> tuple[int, ...] | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return ()
+    if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
+        inner = [_literal_list_shape(e) for e in node.elts]
+        if any(s is None for s in inner) or len(set(inner)) != 1:
+            return None
+        first = inner[0]
+        assert first is not None
+        return (len(node.elts), *first)
+    return None
+
+
+def _is_int_literal_data(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return bool(node.elts) and all(_is_int_literal_data(e) for e in node.elts)
+    return False
+
+
+def _sequential_hazard(node: ast.Call) -> tuple[ast.AST, str] | None:
+    """``nn.Sequential(..., nn.Sigmoid(), nn.ReLU(inplace=True))``: the ReLU overwrites a saved output."""
+    prev: str | None = None
+    for arg in node.args:
+        name = (
+            arg.func.attr
+            if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute)
+            else (arg.func.id if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) else None)
+        )
+        if name is None:
+            prev = None
+            continue
+        inplace = isinstance(arg, ast.Call) and any(
+            k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value is True
+            for k in arg.keywords
+        )
+        if (
+            inplace
+            and prev in ("Sigmoid", "Tanh", "Softmax", "ELU", "ReLU", "LogSoftmax")
+            and name in ("ReLU", "ReLU6", "LeakyReLU", "ELU", "Hardtanh", "Dropout", "SELU", "SiLU")
+        ):
+            return arg, prev
+        prev = name
+    return None
+
+
+def _flat(val: Val) -> Val:
+    """A tuple of tensors (e.g. LSTM state) as one value holding all their graphs."""
+    if val.elts is None or val.is_tensor:
+        return val
+    parts = [_flat(e) for e in val.elts]
+    if any(p.grad is Grad.GRAPH for p in parts):
+        return val.with_(grad=Grad.GRAPH, sites=frozenset().union(*(p.sites for p in parts)))
+    if parts and all(p.grad is Grad.NONE for p in parts):
+        return val
+    return val.with_(grad=Grad.UNKNOWN)
+
+
+def _on_path(site: Site, leaves: frozenset[object], memo: dict[int, bool]) -> bool:
+    """Does this node lie between its graph's outputs and one of these leaf tensors?"""
+    key = id(site)
+    if key in memo:
+        return memo[key]
+    memo[key] = False
+    found = False
+    for inp in site.inputs:
+        if inp.grad is Grad.LEAF and inp.obj in leaves:
+            found = True
+        elif inp.root is not None and _on_path(inp.root, leaves, memo):
+            found = True
+        if found:
+            break
+    memo[key] = found
+    return found

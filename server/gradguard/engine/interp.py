@@ -1,0 +1,573 @@
+"""The abstract interpreter: statements and control flow.
+
+It walks ``ast`` statements in order, keeping a ``State`` per program point. Branches
+are joined (a fact survives only if it holds on every path), loops are unrolled twice
+so that iteration 2 meets what iteration 1's backward freed, and functions defined in
+the file are analysed on their own and inlined at their calls (to a small depth).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Sequence
+
+from . import torchapi as api
+from .classes import ClassInfo, is_module_base
+from .evaluate import Evaluator, Frame
+from .report import Reporter
+from .state import LoopFrame, State, join_states
+from .values import NONE_VAL, OTHER, UNKNOWN, Grad, GradMode, ModuleInst, Taint, Ty, Val
+
+MAX_UNROLL_DEPTH = 4
+_TRAINING_LOOP = re.compile(r"\.backward\(")
+
+
+class Interpreter(Evaluator):
+    def __init__(self, tree: ast.Module, reporter: Reporter) -> None:
+        super().__init__(reporter)
+        self.tree = tree
+        self.classes: dict[str, ClassInfo] = {}
+        self.module_aliases: set[str] = set()
+        self._self_instances: dict[str, Val] = {}
+
+    # -- entry point ---------------------------------------------------------------
+
+    def run(self) -> None:
+        self.discover_classes(self.tree.body)
+        self.st = State()
+        self.globals_env = self.st.env
+        self.block(self.tree.body)
+        final_globals = dict(self.st.env) if self.st is not None else dict(self.globals_env)
+        self.globals_env = final_globals
+        # Every function on its own, parameters unknown (finds bugs inside training functions).
+        for func, cls in self.all_functions():
+            self.analyse_standalone(func, cls)
+        self.rep.finish()
+
+    def all_functions(self) -> Iterable[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo | None]]:
+        stack: list[tuple[ast.AST, ClassInfo | None]] = [(n, None) for n in self.tree.body]
+        while stack:
+            node, cls = stack.pop(0)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if self.rep.relevant(node):
+                    yield node, cls
+                stack.extend((n, None) for n in node.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)))
+            elif isinstance(node, ast.ClassDef):
+                info = self.classes.get(node.name)
+                stack.extend((n, info) for n in node.body)
+            elif isinstance(node, (ast.If, ast.Try)):
+                stack.extend((n, cls) for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
+
+    def analyse_standalone(self, func: ast.FunctionDef | ast.AsyncFunctionDef, cls: ClassInfo | None) -> None:
+        st = State()
+        st.mode = self.decorated_mode(func)
+        self.st = st
+        self.loops = []
+        params = func.args.posonlyargs + func.args.args
+        for _i, a in enumerate(params + func.args.kwonlyargs):
+            st.env[a.arg] = UNKNOWN
+        if cls is not None and params and not self.is_static(func):
+            inst = self._self_instances.get(cls.node.name)
+            if inst is None:
+                self.st = State()
+                inst = self._self_instances[cls.node.name] = self.instance_val(cls, None)
+                self.st = st
+            st.env[params[0].arg] = inst
+        self.frames.append(Frame(func))
+        try:
+            self.block(func.body)
+        finally:
+            self.frames.pop()
+
+    def is_static(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        return any(
+            isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in func.decorator_list
+        )
+
+    # -- classes --------------------------------------------------------------------
+
+    def discover_classes(self, body: Sequence[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                self.note_import_aliases(node)
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                bases = [self.base_name(b) for b in node.bases]
+                is_mod = any(is_module_base(b, self.module_class_names(), self.module_aliases) for b in bases)
+                info = ClassInfo(node, is_mod)
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        info.methods[item.name] = item
+                self.classes[node.name] = info
+            elif isinstance(node, (ast.If, ast.Try)):
+                self.discover_classes([n for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt)])
+
+    def instantiate(self, info: ClassInfo, node: ast.Call) -> Val:
+        return self.instance_val(info, node)
+
+    def module_class_names(self) -> set[str]:
+        return {name for name, info in self.classes.items() if info.is_module}
+
+    def note_import_aliases(self, node: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "torch.nn":
+                    self.module_aliases.add(alias.asname or "torch.nn")
+                if alias.name == "torch" and alias.asname is None:
+                    self.module_aliases.add("torch.nn")
+        elif node.module in ("torch", "torch.nn"):
+            for alias in node.names:
+                if node.module == "torch" and alias.name == "nn":
+                    self.module_aliases.add(alias.asname or "nn")
+                if node.module == "torch.nn" and alias.name == "Module":
+                    self.module_aliases.add("Module" if alias.asname is None else alias.asname)
+
+    def base_name(self, expr: ast.expr) -> str:
+        if isinstance(expr, ast.Name):
+            return expr.id
+        if isinstance(expr, ast.Attribute):
+            return self.base_name(expr.value) + "." + expr.attr
+        return ""
+
+    def instance_val(self, cls: ClassInfo, call: ast.Call | None) -> Val:
+        """A new instance of a class from this file; nn.Module subclasses run their ``__init__``."""
+        inst = ModuleInst(
+            cls.node.name, has_params=False, user_class=cls, kind="user" if cls.is_module else "object"
+        )
+        val = Val(Grad.NONE, Ty.MODULE if cls.is_module else Ty.OTHER, module=inst)
+        init = cls.methods.get("__init__")
+        if init is not None and self.can_inline(init):
+            self.inline(init, [val], {}, call, self_inst=inst)
+        if cls.is_module:
+            inst.has_params = any(c.has_params for c in inst.children.values()) or any(
+                v.grad is Grad.LEAF for v in inst.attrs.values()
+            )
+        return val
+
+    # -- blocks and statements ------------------------------------------------------
+
+    def block(self, stmts: Sequence[ast.stmt]) -> None:
+        for stmt in stmts:
+            if self.st is None:
+                return
+            self.stmt_stack.append(stmt)
+            try:
+                self.statement(stmt)
+            finally:
+                self.stmt_stack.pop()
+
+    def statement(self, node: ast.stmt) -> None:
+        method = getattr(self, "s_" + type(node).__name__, None)
+        if method is not None:
+            method(node)
+        else:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.expr(child)
+
+    def s_Expr(self, node: ast.Expr) -> None:
+        val = self.expr(node.value)
+        call = node.value
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "detach"
+            and not call.args
+            and not call.keywords
+        ):
+            recv = self.peek(call.func.value)
+            if recv.is_tensor:
+                self.rep.discarded_detach(node, call)
+        del val
+
+    def s_Assign(self, node: ast.Assign) -> None:
+        val = self.expr(node.value)
+        for target in node.targets:
+            self.assign(target, val, node)
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            self.check_accumulate_rebind(node, node.targets[0].id, node.value)
+
+    def s_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.assign(node.target, self.expr(node.value), node)
+
+    def s_AugAssign(self, node: ast.AugAssign) -> None:
+        value = self.expr(node.value)
+        target = node.target
+        cur = self.peek(target)
+        if cur.is_tensor:
+            self.inplace(target, cur, node, self.pos.text(node))
+            # Under no_grad (or on a leaf) an in-place op keeps the tensor's grad status.
+            if self.st is not None and self.st.mode is GradMode.ON and cur.grad is not Grad.LEAF:
+                new = self.binop_val(node.op, cur, value, node)
+                self.assign(
+                    target, new.with_(obj=cur.obj, taints=new.taints | cur.taints), node, keep_binding=True
+                )
+        else:
+            new = self.binop_val(node.op, cur, value, node)
+            self.assign(target, new.with_(taints=new.taints | cur.taints), node)
+        if isinstance(target, ast.Name) and isinstance(node.op, ast.Add):
+            self.check_accumulate(node, target.id, node.value, value, cur)
+
+    def s_Delete(self, node: ast.Delete) -> None:
+        assert self.st is not None
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                self.st.env.pop(target.id, None)
+
+    def s_Return(self, node: ast.Return) -> None:
+        val = self.expr(node.value) if node.value is not None else NONE_VAL
+        if self.frames and self.st is not None:
+            self.frames[-1].returns.append((self.st, val))
+        if val.taints:
+            self.rep.exempt_taints(val.taints)
+        self.st = None
+
+    def s_Raise(self, node: ast.Raise) -> None:
+        self.st = None
+
+    def s_Break(self, node: ast.Break) -> None:
+        if self.loops and self.st is not None:
+            self.loops[-1].breaks.append(self.st)
+        self.st = None
+
+    def s_Continue(self, node: ast.Continue) -> None:
+        if self.loops and self.st is not None:
+            self.loops[-1].continues.append(self.st)
+        self.st = None
+
+    def s_Pass(self, node: ast.Pass) -> None:
+        return
+
+    def s_Import(self, node: ast.Import) -> None:
+        assert self.st is not None
+        for alias in node.names:
+            if alias.asname:
+                self.st.env[alias.asname] = Val(Grad.NONE, Ty.QUAL, qual=alias.name)
+            else:
+                top = alias.name.split(".")[0]
+                self.st.env[top] = Val(Grad.NONE, Ty.QUAL, qual=top)
+
+    def s_ImportFrom(self, node: ast.ImportFrom) -> None:
+        assert self.st is not None
+        mod = node.module or ""
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            self.st.env[alias.asname or alias.name] = Val(Grad.NONE, Ty.QUAL, qual=f"{mod}.{alias.name}")
+
+    def s_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        assert self.st is not None
+        self.st.env[node.name] = Val(Grad.NONE, Ty.FUNC, qual=node.name, info=node)
+
+    s_AsyncFunctionDef = s_FunctionDef
+
+    def s_ClassDef(self, node: ast.ClassDef) -> None:
+        assert self.st is not None
+        info = self.classes.get(node.name)
+        self.st.env[node.name] = Val(Grad.NONE, Ty.FUNC, qual=node.name, info=info) if info else OTHER
+
+    def s_If(self, node: ast.If) -> None:
+        self.expr(node.test)
+        truth = self.static_truth(node.test)
+        if truth is True:
+            self.block(node.body)
+            return
+        if truth is False:
+            self.block(node.orelse)
+            return
+        pre = self.st
+        assert pre is not None
+        self.st = pre.copy()
+        self.block(node.body)
+        after_body = self.st
+        self.st = pre
+        self.block(node.orelse)
+        self.st = join_states([after_body, self.st])
+
+    def static_truth(self, test: ast.expr) -> bool | None:
+        if isinstance(test, ast.Constant):
+            return bool(test.value)
+        # `if __name__ == "__main__":` runs when the file is run as a script: analyse it as run.
+        if (
+            isinstance(test, ast.Compare)
+            and isinstance(test.left, ast.Name)
+            and test.left.id == "__name__"
+            and len(test.comparators) == 1
+            and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value == "__main__"
+            and isinstance(test.ops[0], ast.Eq)
+        ):
+            return True
+        return None
+
+    def s_Match(self, node: ast.Match) -> None:
+        self.expr(node.subject)
+        pre = self.st
+        assert pre is not None
+        outs: list[State | None] = [pre.copy()]
+        for case in node.cases:
+            self.st = pre.copy()
+            self.block(case.body)
+            outs.append(self.st)
+        self.st = join_states(outs)
+
+    def s_Try(self, node: ast.Try) -> None:
+        pre = self.st
+        assert pre is not None
+        self.st = pre.copy()
+        self.block(node.body)
+        body_end = self.st
+        ends: list[State | None] = []
+        if node.orelse and body_end is not None:
+            self.st = body_end
+            self.block(node.orelse)
+            ends.append(self.st)
+        else:
+            ends.append(body_end)
+        for handler in node.handlers:
+            # A handler may start anywhere in the body: only what holds before and after it.
+            self.st = join_states([pre.copy(), body_end])
+            if self.st is None:
+                continue
+            if handler.name:
+                self.st.env[handler.name] = OTHER
+            self.block(handler.body)
+            ends.append(self.st)
+        self.st = join_states(ends)
+        if node.finalbody:
+            if self.st is None:
+                self.st = pre.copy()
+                self.block(node.finalbody)
+                self.st = None
+            else:
+                self.block(node.finalbody)
+
+    s_TryStar = s_Try
+
+    def s_With(self, node: ast.With | ast.AsyncWith) -> None:
+        assert self.st is not None
+        saved_mode = self.st.mode
+        new_mode = saved_mode
+        for item in node.items:
+            mode = self.context_mode(item.context_expr)
+            if mode is not None:
+                new_mode = mode if mode is not GradMode.MAYBE or new_mode is GradMode.ON else new_mode
+                if mode is GradMode.MAYBE:
+                    new_mode = GradMode.MAYBE
+            val = self.expr(item.context_expr)
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, UNKNOWN if val.ty is not Ty.OTHER else OTHER, node)
+        self.st.mode = new_mode
+        self.block(node.body)
+        if self.st is not None:
+            self.st.mode = saved_mode
+
+    s_AsyncWith = s_With
+
+    def context_mode(self, expr: ast.expr) -> GradMode | None:
+        """The grad mode a ``with`` item sets, None for one known to leave it alone."""
+        func = expr.func if isinstance(expr, ast.Call) else expr
+        qual = self.qual_of(func)
+        if qual is None:
+            if isinstance(func, ast.Name) and func.id in ("open", "tqdm", "nullcontext", "suppress"):
+                return None
+            return GradMode.MAYBE
+        if qual in api.NO_GRAD_CMS:
+            return GradMode.OFF
+        if qual in api.ENABLE_GRAD_CMS:
+            return GradMode.ON
+        if qual in api.SET_GRAD_CMS and isinstance(expr, ast.Call) and expr.args:
+            arg = expr.args[0]
+            if isinstance(arg, ast.Constant):
+                return GradMode.ON if arg.value else GradMode.OFF
+            return GradMode.MAYBE
+        if any(qual == p or qual.startswith(p + ".") for p in api.NEUTRAL_CM_PREFIXES):
+            return None
+        if qual.split(".")[0] in ("tqdm", "contextlib", "warnings"):
+            return None
+        return GradMode.MAYBE
+
+    # -- loops ----------------------------------------------------------------------
+
+    def s_For(self, node: ast.For | ast.AsyncFor) -> None:
+        iter_val = self.expr(node.iter)
+        elem = self.iter_element(iter_val, node.iter)
+        self.loop(node, lambda: self.assign(node.target, elem, node))
+
+    s_AsyncFor = s_For
+
+    def s_While(self, node: ast.While) -> None:
+        self.loop(node, lambda: self.expr(node.test))
+
+    def loop(self, node: ast.For | ast.While | ast.AsyncFor, head: object) -> None:
+        frame = LoopFrame(node)
+        self.loops.append(frame)
+        iterations = 2 if len(self.loops) <= MAX_UNROLL_DEPTH else 1
+        ends: list[State | None] = []
+        try:
+            for it in range(1, iterations + 1):
+                if self.st is None:
+                    break
+                frame.iteration = it
+                frame.starts[it] = dict(self.st.env)
+                head()  # type: ignore[operator]
+                self.block(node.body)
+                end = join_states([self.st, *frame.continues])
+                frame.continues = []
+                ends.append(end)
+                self.st = end
+        finally:
+            self.loops.pop()
+        if frame.starts and self.rep.mentions(node, _TRAINING_LOOP):
+            self.rep.training_loop(node, frame.starts[1], self)
+        self.st = join_states([*ends, *frame.breaks])
+        if node.orelse and self.st is not None:
+            self.block(node.orelse)
+
+    def iter_element(self, it: Val, node: ast.expr) -> Val:
+        if it.ty is Ty.PARAMS:
+            return it.elts[0] if it.elts else UNKNOWN
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id == "range":
+                return Val(Grad.NONE, Ty.NUMBER)
+            if node.func.id == "enumerate" and node.args:
+                inner = self.iter_element(self.peek(node.args[0]), node.args[0])
+                return Val(Grad.NONE, Ty.TUPLE, elts=(Val(Grad.NONE, Ty.NUMBER), inner))
+        if it.elts and it.ty in (Ty.LIST, Ty.TUPLE):
+            first = it.elts[0]
+            if all(e == first for e in it.elts):
+                return first
+        return UNKNOWN
+
+    # -- assignment -----------------------------------------------------------------
+
+    def assign(self, target: ast.expr, val: Val, stmt: ast.stmt, keep_binding: bool = False) -> None:
+        st = self.st
+        if st is None:
+            return
+        if isinstance(target, ast.Name):
+            if val.root is not None and val.root.binding is None and not keep_binding:
+                val.root.binding = (target.id, target.lineno)
+            if val.module is not None and val.module.name is None and val.ty is Ty.MODULE:
+                val.module.name = target.id
+            st.env[target.id] = val.with_(label=target.id) if val.label != target.id else val
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            starred = any(isinstance(e, ast.Starred) for e in target.elts)
+            if val.elts is not None and len(val.elts) == len(target.elts) and not starred:
+                for sub, sub_val in zip(target.elts, val.elts, strict=False):
+                    self.assign(sub, sub_val, stmt)
+            else:
+                for sub in target.elts:
+                    self.assign(sub.value if isinstance(sub, ast.Starred) else sub, UNKNOWN, stmt)
+        elif isinstance(target, ast.Attribute):
+            path = self.path_of(target)
+            if target.attr == "requires_grad":
+                base = self.peek(target.value)
+                flag = target_const(stmt)
+                if base.is_tensor and isinstance(target.value, (ast.Name, ast.Attribute)):
+                    new = base.with_(
+                        grad=Grad.LEAF if flag is True else Grad.NONE if flag is False else Grad.UNKNOWN
+                    )
+                    self.assign(target.value, new, stmt)
+                return
+            owner = self.peek(target.value)
+            if owner.module is not None and self.frames and self.frames[-1].self_inst is owner.module:
+                owner.module.attrs[target.attr] = val  # __init__ of a class in this file
+                if val.ty is Ty.MODULE and val.module is not None and owner.module.user_class is not None:
+                    owner.module.children[target.attr] = val.module
+            if path is not None:
+                st.env[path] = val
+        elif isinstance(target, ast.Subscript):
+            base = self.peek(target.value)
+            self.expr(target.slice)
+            if base.is_tensor:
+                self.inplace(target.value, base, stmt, self.pos.text(stmt))
+                if (
+                    isinstance(target.value, (ast.Name, ast.Attribute))
+                    and val.requires_grad
+                    and st.mode is GradMode.ON
+                ):
+                    self.assign(
+                        target.value,
+                        base.with_(grad=Grad.GRAPH, sites=base.sites | val.sites),
+                        stmt,
+                        keep_binding=True,
+                    )
+            elif base.ty is Ty.LIST and isinstance(target.value, ast.Name):
+                st.env[target.value.id] = UNKNOWN
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, UNKNOWN, stmt)
+
+    # -- accumulation (GG301) -------------------------------------------------------
+
+    def check_accumulate(self, stmt: ast.stmt, name: str, value_node: ast.expr, value: Val, cur: Val) -> None:
+        if value.grad is not Grad.GRAPH or not self.loops:
+            return
+        frame = self.loops[-1]
+        if name not in frame.starts.get(1, {}) or name in self.rebound_in(frame.node):
+            return
+        key = ("acc", id(stmt))
+        self.rep.accumulate(stmt, name, value_node, value, key)
+        self.mark_acc(name, key, stmt)
+
+    def check_accumulate_rebind(self, stmt: ast.Assign, name: str, value: ast.expr) -> None:
+        # `total = total + loss` is the same accumulation as `total += loss`.
+        if (
+            not (
+                isinstance(value, ast.BinOp)
+                and isinstance(value.op, ast.Add)
+                and isinstance(value.left, ast.Name)
+                and value.left.id == name
+            )
+            or not self.loops
+        ):
+            return
+        frame = self.loops[-1]
+        if name not in frame.starts.get(1, {}):
+            return
+        other = self.peek(value.right)
+        if other.grad is Grad.GRAPH:
+            key = ("acc", id(stmt))
+            self.rep.accumulate(stmt, name, value.right, other, key)
+            self.mark_acc(name, key, stmt)
+
+    def mark_acc(self, name: str, key: object, stmt: ast.stmt) -> None:
+        st = self.st
+        if st is not None and name in st.env:
+            cur = st.env[name]
+            st.env[name] = cur.with_(taints=cur.taints | {Taint("accumulated", stmt, key)})
+
+    def rebound_in(self, loop: ast.AST) -> frozenset[str]:
+        """Names a loop body rebinds with a plain assignment (reset each iteration)."""
+        cached = self._rebound.get(id(loop))
+        if cached is not None:
+            return cached
+        names: set[str] = set()
+        for stmt in getattr(loop, "body", []):
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Assign):
+                    for t in node.targets:
+                        if isinstance(t, ast.Name) and not _is_self_add(node, t.id):
+                            names.add(t.id)
+        out = frozenset(names)
+        self._rebound[id(loop)] = out
+        return out
+
+
+def _is_self_add(node: ast.Assign, name: str) -> bool:
+    v = node.value
+    return (
+        isinstance(v, ast.BinOp)
+        and isinstance(v.op, ast.Add)
+        and isinstance(v.left, ast.Name)
+        and v.left.id == name
+    )
+
+
+def target_const(stmt: ast.stmt) -> bool | None:
+    value = getattr(stmt, "value", None)
+    if isinstance(value, ast.Constant) and isinstance(value.value, bool):
+        return value.value
+    return None

@@ -1,0 +1,853 @@
+"""Turns what the interpreter observed into findings: code, message, story, fixes."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import TYPE_CHECKING, Any, cast
+
+from ..findings import Finding, FixRef, Related, Span
+from .chain import chain_text
+from .positions import Positions
+from .state import BackwardRun, Dirt, LoopFrame
+from .values import Grad, Site, Taint, Ty, Val
+
+if TYPE_CHECKING:
+    from .evaluate import Evaluator
+
+# Words a function must contain to be worth analysing on its own (a cheap pre-filter).
+# Every rule needs one of these in the function: a backward, a leaf that requires grad,
+# a numpy conversion, a detach, or an accumulation into something inside a loop.
+_RELEVANT = re.compile(r"\.backward\(|autograd\.|\.numpy\(|asarray\(|np\.array\(|\.detach\(\)\s*$", re.M)
+_LEAF_SOURCE = re.compile(
+    r"requires_grad=True|requires_grad_\(\)|Parameter\(|\.parameters\(|\.weight\b|\.bias\b"
+)
+_INPLACE = re.compile(r"[a-z]_\(|[-+*/]=|\]\s*=[^=]")
+_ACCUMULATES = re.compile(r"\+=|\.append\(|= *\w+ *\+")
+_LOOPS = re.compile(r"^\s*(for|while)\b", re.M)
+_GRAPH_WORDS = re.compile(r"loss|criterion|model|net\b|torch\.|F\.|self\.\w+\(")
+_FREEZES = re.compile(r"requires_grad\s*=\s*False|requires_grad_\(\s*False")
+
+
+def _rule(code: str) -> Any:
+    try:
+        from ..rules import RULES
+    except ImportError:
+        return None
+    return RULES.get(code)
+
+
+class Reporter:
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.pos = Positions(source)
+        self.file_freezes = bool(_FREEZES.search(source))
+        self.findings: dict[tuple[str, Span], Finding] = {}
+        self.pending_acc: dict[object, Finding] = {}
+        self.exempt: set[object] = set()
+        self.penalties_reported: set[int] = set()
+        self.tree_body: list[ast.stmt] = []
+
+    # -- plumbing --------------------------------------------------------------------
+
+    def segment(self, node: ast.AST) -> str:
+        start = getattr(node, "lineno", 1) - 1
+        end = getattr(node, "end_lineno", start + 1)
+        return "\n".join(self.pos.lines[start:end])
+
+    def mentions(self, node: ast.AST, pattern: re.Pattern[str]) -> bool:
+        return bool(pattern.search(self.segment(node)))
+
+    def relevant(self, func: ast.AST) -> bool:
+        """Worth analysing on its own: a cheap text test before the interpreter runs."""
+        text = self.segment(func)
+        if _RELEVANT.search(text):
+            return True
+        if _LEAF_SOURCE.search(text) and _INPLACE.search(text):
+            return True
+        return bool(_LOOPS.search(text) and _ACCUMULATES.search(text) and _GRAPH_WORDS.search(text))
+
+    def span(self, node: ast.AST) -> Span:
+        return self.pos.span(node)
+
+    def text(self, node: ast.AST | None) -> str:
+        return self.pos.text(node) if node is not None else "value"
+
+    def add(
+        self,
+        code: str,
+        node: ast.AST,
+        fields: dict[str, Any],
+        related: list[Related] | None = None,
+        fixes: list[FixRef] | None = None,
+        chain: str = "",
+        variant: str | None = None,
+        span: Span | None = None,
+    ) -> Finding:
+        rule = _rule(code)
+        template = None
+        if rule is not None:
+            template = rule.variants.get(variant) if variant else rule.message
+            template = template or rule.message
+        message = (
+            _format(template, fields)
+            if template
+            else f"{code}: " + ", ".join(f"{k}={v}" for k, v in fields.items())
+        )
+        where = span or self.span(node)
+        finding = Finding(code, message, where, tuple(related or ()), tuple(fixes or ()), chain)
+        self.findings.setdefault((code, where), finding)
+        return finding
+
+    def fix(self, code: str, fix_id: str, kind: str, **params: Any) -> FixRef:
+        rule = _rule(code)
+        title, tradeoff = (rule.fixes.get(fix_id) if rule is not None else None) or (fix_id, "")
+        return FixRef(
+            kind, title, tradeoff, {k: (v.to_json() if isinstance(v, Span) else v) for k, v in params.items()}
+        )
+
+    def results(self) -> list[Finding]:
+        return sorted(self.findings.values(), key=lambda f: (f.span, f.code))
+
+    def finish(self) -> None:
+        for key, finding in self.pending_acc.items():
+            if key not in self.exempt:
+                self.findings.setdefault((finding.code, finding.span), finding)
+
+    def backward_related(self, run: BackwardRun, message: str, role: str) -> Related:
+        return Related(self.span(run.call), message, role)
+
+    # -- GG101–GG105, GG302: a backward meets buffers an earlier backward freed ------
+
+    def reuse(
+        self, run: BackwardRun, site: Site, first: BackwardRun, loops: list[LoopFrame], virtual: bool
+    ) -> None:
+        differing = _differing_loop(first.ipath, run.ipath)
+        loop = next((f for f in loops if id(f.node) == differing), None) if differing is not None else None
+        site_in_loop = differing is not None and any(l_id == differing for l_id, _ in site.ipath)
+        chain = chain_text(run.val, site, self.pos, loop.node if loop else None)
+        built = Related(self.span(site.node), f"graph built here: {self.text(site.node)}", "built")
+        freed = Related(
+            self.span(first.call),
+            f"saved buffers freed by this backward ({self.text(first.target)})"
+            + (" in an earlier iteration" if differing is not None else ""),
+            "freed",
+        )
+        if loop is None:
+            if virtual:
+                return
+            self.same_pass_reuse(run, site, first, chain, built, freed)
+            return
+        if not site_in_loop:
+            code = "GG103"
+        else:
+            code = "GG104"
+        gan = self.gan_pattern(run, site, first)
+        if virtual:
+            self.masked(run, site, first, loop, code if gan is None else "GG105", chain)
+            return
+        if code == "GG103":
+            self.stale_graph(run, site, first, loop, chain, built, freed)
+        else:
+            self.carried_state(run, site, first, loop, chain, built, freed)
+
+    def same_pass_reuse(
+        self, run: BackwardRun, site: Site, first: BackwardRun, chain: str, built: Related, freed: Related
+    ) -> None:
+        gan = self.gan_pattern(run, site, first)
+        if gan is not None:
+            d_site, arg_node = gan
+            fake = self.text(arg_node)
+            disc = (
+                d_site.module.name
+                if d_site.module and d_site.module.name
+                else self.text(d_site.node.func if isinstance(d_site.node, ast.Call) else d_site.node)
+            )
+            gan_fixes = [
+                self.fix("GG105", "detach-fake", "append", expr=self.span(arg_node), suffix=".detach()")
+            ]
+            self.add(
+                "GG105",
+                arg_node,
+                {
+                    "fake": fake,
+                    "disc": disc,
+                    "backward_line": first.call.lineno,
+                    "reuse_line": run.call.lineno,
+                },
+                [built, freed, self.backward_related(run, "reused here: fails", "reused")],
+                gan_fixes,
+                chain,
+            )
+            return
+        same = run.val.root is not None and run.val.root is first.val.root
+        loss = self.text(run.target)
+        other = self.text(first.target)
+        related = [built, freed, self.backward_related(run, "reused here: fails", "reused")]
+        fixes: list[FixRef] = []
+        if same:
+            if isinstance(run.stmt, ast.Expr) and run.stmt.value is run.call:
+                fixes.append(
+                    self.fix("GG101", "remove-second-backward", "remove-stmt", stmt=self.span(run.stmt))
+                )
+            fixes.append(self.retain_fix("GG101", first))
+            self.add(
+                "GG101", run.call, {"loss": loss, "first_line": first.call.lineno}, related, fixes, chain
+            )
+            return
+        root = run.val.root
+        if (
+            root is not None
+            and getattr(root, "seq", 0) < first.seq
+            and isinstance(first.stmt, ast.Expr)
+            and isinstance(run.stmt, ast.Expr)
+            and first.kind == run.kind == "backward"
+            and isinstance(first.target, ast.Name)
+            and isinstance(run.target, ast.Name)
+            and first.stmt.value is first.call
+            and run.stmt.value is run.call
+            and not first.call.args
+            and not run.call.args
+            and _same_block(first.stmt, run.stmt)
+        ):
+            fixes.append(
+                self.fix(
+                    "GG102",
+                    "sum-losses",
+                    "multi",
+                    parts=[
+                        {
+                            "kind": "replace-stmt",
+                            "params": {
+                                "stmt": self.span(first.stmt).to_json(),
+                                "text": f"({other} + {loss}).backward()",
+                            },
+                        },
+                        {"kind": "remove-stmt", "params": {"stmt": self.span(run.stmt).to_json()}},
+                    ],
+                )
+            )
+        fixes.append(self.retain_fix("GG102", first))
+        self.add(
+            "GG102",
+            run.call,
+            {
+                "loss": loss,
+                "other": other,
+                "first_line": first.call.lineno,
+                "shared": self.text(site.node),
+                "shared_line": getattr(site.node, "lineno", 0),
+            },
+            related,
+            fixes,
+            chain,
+        )
+
+    def retain_fix(self, code: str, first: BackwardRun) -> FixRef:
+        return self.fix(
+            code, "retain-graph", "set-keyword", call=self.span(first.call), name="retain_graph", value="True"
+        )
+
+    def gan_pattern(self, run: BackwardRun, site: Site, first: BackwardRun) -> tuple[Site, ast.expr] | None:
+        """The first loss went through D(fake) and the second goes through another call of D on fake."""
+        # The outermost call first (a model's own call, not the layers inlined inside it).
+        for d_site in sorted(first.val.sites, key=lambda x: -x.seq):
+            if d_site.module is None or site is d_site:
+                continue
+            for arg_node, arg_val in d_site.call_args:
+                if site not in arg_val.sites:
+                    continue
+                if arg_val.root is None:
+                    continue
+                # The same tensor (the fake) goes into the same module again for the second loss.
+                for other in sorted(run.val.sites, key=lambda x: x.seq):
+                    if (
+                        other is not d_site
+                        and other.module is d_site.module
+                        and any(v.root is arg_val.root for _, v in other.call_args)
+                    ):
+                        return d_site, arg_node
+        return None
+
+    def stale_graph(
+        self,
+        run: BackwardRun,
+        site: Site,
+        first: BackwardRun,
+        loop: LoopFrame,
+        chain: str,
+        built: Related,
+        freed: Related,
+    ) -> None:
+        name, bind_line = self.stale_name(site, loop)
+        read = _first_read(loop.node, name)
+        anchor: ast.AST = read if read is not None else run.call
+        move = self.move_parts(run, loop)
+        fixes = [self.fix("GG103", "move-into-loop", "move-into-loop", **move)] if move else []
+        related = [
+            built,
+            freed,
+            self.backward_related(run, "backward of the next iteration fails here", "reused"),
+        ]
+        self.add(
+            "GG103",
+            anchor,
+            {"name": name, "built_line": bind_line, "backward_line": run.call.lineno},
+            related,
+            fixes,
+            chain,
+        )
+
+    def stale_name(self, site: Site, loop: LoopFrame) -> tuple[str, int]:
+        """The pre-loop name through which the loop reaches the stale graph (read first in the loop)."""
+        best: tuple[tuple[int, int], str, int] | None = None
+        for name, val in loop.starts.get(1, {}).items():
+            if "." in name or not _reaches(val, site):
+                continue
+            read = _first_read(loop.node, name)
+            if read is None:
+                continue
+            line = val.root.binding[1] if val.root is not None and val.root.binding else site.node.lineno  # type: ignore[attr-defined]
+            key = (read.lineno, read.col_offset)
+            if best is None or key < best[0]:
+                best = (key, name, line)
+        if best is not None:
+            return best[1], best[2]
+        if site.binding:
+            return site.binding
+        return self.text(site.node), getattr(site.node, "lineno", 0)
+
+    def move_parts(self, run: BackwardRun, loop: LoopFrame) -> dict[str, Any] | None:
+        """Params of move-into-loop for every pre-loop statement of the stale graph, when that is safe."""
+        loop_id = id(loop.node)
+        stmts: list[ast.stmt] = []
+        loop_block = getattr(loop.node, "_gg_block", None)
+        for s in run.val.sites:
+            if any(l_id == loop_id for l_id, _ in s.ipath):
+                continue
+            stmt = next((t for t in s.stmts if getattr(t, "_gg_block", None) is loop_block), None)
+            if stmt is None or not isinstance(stmt, ast.Assign):
+                return None
+            if all(stmt is not t for t in stmts):
+                stmts.append(stmt)
+        if not stmts:
+            return None
+        stmts.sort(key=lambda n: (n.lineno, n.col_offset))
+        block = _block_of(stmts[0], loop.node, self.tree_body)
+        if block is None:
+            return None
+        moved_names: set[str] = set()
+        for stmt in stmts:
+            assert isinstance(stmt, ast.Assign)
+            if _block_of(stmt, loop.node, self.tree_body) is not block:
+                return None
+            if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
+                return None
+            moved_names.add(stmt.targets[0].id)
+        first, last = block.index(stmts[0]), block.index(loop.node)
+        moved_ids = {id(t) for t in stmts}
+        read_by_moved = {n.id for t in stmts for n in ast.walk(t.value) if isinstance(n, ast.Name)}  # type: ignore[attr-defined]
+        for between in block[first:last]:
+            if id(between) in moved_ids:
+                continue
+            for node in ast.walk(between):
+                if isinstance(node, ast.Name) and (
+                    node.id in moved_names or (node.id in read_by_moved and isinstance(node.ctx, ast.Store))
+                ):
+                    return None
+        for node in ast.walk(loop.node):
+            if isinstance(node, ast.Name) and node.id in moved_names and isinstance(node.ctx, ast.Store):
+                return None
+        return {"stmts": [self.span(t).to_json() for t in stmts], "loop": self.span(loop.node).to_json()}
+
+    def carried_names(self, site: Site, loop: LoopFrame) -> list[str]:
+        """Names that carry this iteration-1 graph into iteration 2, by their first read in the loop."""
+        found: list[tuple[tuple[int, int], str]] = []
+        for name, val in loop.starts.get(2, {}).items():
+            read = _first_read(loop.node, name)
+            if read is not None and _reaches(val, site) and _read_before_write(loop.node, name):
+                found.append(((read.lineno, read.col_offset), name))
+        return [name for _, name in sorted(found)]
+
+    def detach_all(self, names: list[str], loop: LoopFrame) -> str | None:
+        texts = [self.detach_text(n, loop) for n in names]
+        if not texts or any(t is None for t in texts):
+            return None
+        return "\n".join(t for t in texts if t)
+
+    def detach_text(self, carried: str, loop: LoopFrame) -> str | None:
+        """`h = h.detach()` (or the tuple form) if the carried value's structure is certain."""
+        val = loop.starts.get(2, {}).get(carried)
+        if val is None:
+            return None
+        init = loop.starts.get(1, {}).get(carried)
+        if val.ty is Ty.TENSOR:
+            structure = "tensor"
+        elif val.ty is Ty.TUPLE and val.elts and all(e.is_tensor for e in val.elts):
+            structure = "tuple"
+        else:
+            return None
+        optional = init is not None and init.is_none_literal
+        if (
+            init is not None
+            and not optional
+            and init.ty is not val.ty
+            and not (init.is_tensor and structure == "tensor")
+        ):
+            return None
+        expr = f"{carried}.detach()" if structure == "tensor" else f"tuple(s.detach() for s in {carried})"
+        text = f"{carried} = {expr}"
+        return f"if {carried} is not None:\n    {text}" if optional else text
+
+    def carried_state(
+        self,
+        run: BackwardRun,
+        site: Site,
+        first: BackwardRun,
+        loop: LoopFrame,
+        chain: str,
+        built: Related,
+        freed: Related,
+    ) -> None:
+        names = self.carried_names(site, loop)
+        if not names:
+            return
+        carried = names[0]
+        read = _first_read(loop.node, carried)
+        text = self.detach_all(names, loop)
+        fixes = (
+            [self.fix("GG104", "detach-carried", "insert-loop-top", loop=self.span(loop.node), text=text)]
+            if text
+            else []
+        )
+        related = [
+            built,
+            freed,
+            self.backward_related(run, "backward of the next iteration fails here", "reused"),
+        ]
+        self.add(
+            "GG104",
+            read if read is not None else run.call,
+            {"name": ", ".join(names), "backward_line": run.call.lineno},
+            related,
+            fixes,
+            chain,
+        )
+
+    def masked(
+        self, run: BackwardRun, site: Site, first: BackwardRun, loop: LoopFrame, code: str, chain: str
+    ) -> None:
+        kw = first.retain_kw
+        if kw is None:
+            return
+        real: dict[str, Any] | None = None
+        if code == "GG103":
+            name, line = self.stale_name(site, loop)
+            masks = f"a graph built before the loop (`{name}`, line {line})"
+            move = self.move_parts(run, loop)
+            if move:
+                real = {"kind": "move-into-loop", "params": move}
+        elif code == "GG104":
+            names = self.carried_names(site, loop)
+            if not names:
+                return
+            masks = (
+                "state carried across iterations without detach (" + ", ".join(f"`{n}`" for n in names) + ")"
+            )
+            text = self.detach_all(names, loop)
+            if text:
+                real = {
+                    "kind": "insert-loop-top",
+                    "params": {"loop": self.span(loop.node).to_json(), "text": text},
+                }
+        else:
+            masks = "a generator output reused without `.detach()`"
+        drop = {
+            "kind": "drop-keyword",
+            "params": {"call": self.span(first.call).to_json(), "name": "retain_graph"},
+        }
+        # Dropping the keyword alone would turn the hint into a crash: only with the real fix.
+        fixes = [self.fix("GG302", "real-fix", "multi", parts=[real, drop])] if real else []
+        self.add(
+            "GG302",
+            kw,
+            {"masks": masks},
+            [
+                Related(self.span(site.node), f"graph built here: {self.text(site.node)}", "built"),
+                self.backward_related(run, "the next iteration backpropagates into it again", "reused"),
+            ],
+            fixes,
+            chain,
+            span=self.span(kw),
+        )
+
+    # -- GG106, GG109, GG202 -----------------------------------------------------------
+
+    def no_grad_fn(self, run: BackwardRun) -> None:
+        val = run.val
+        cause = val.cause
+        cause_text = (
+            f"{cause[0]} on line {getattr(cause[1], 'lineno', '?')}"
+            if cause
+            else "no tensor in it requires grad"
+        )
+        fixes: list[FixRef] = []
+        related: list[Related] = []
+        if cause is not None:
+            related.append(Related(self.span(cause[1]), f"graph cut here: {cause[0]}", "built"))
+            node = cause[1]
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("detach", "item")
+                and not node.args
+            ):
+                fixes.append(self.fix("GG106", "remove-detach", "unwrap", expr=self.span(node)))
+        if cause is None:
+            return  # no definite reason: stay silent
+        self.add(
+            "GG106",
+            run.call,
+            {"loss": self.text(run.target), "cause": cause_text},
+            related,
+            fixes,
+            variant="float" if val.ty is Ty.NUMBER else None,
+        )
+
+    def nonscalar(self, run: BackwardRun, shape: tuple[int, ...]) -> None:
+        why = f"shape {shape}"
+        target = run.target
+        fixes: list[FixRef] = []
+        if target is not None:
+            fixes.append(self.fix("GG109", "mean", "append", expr=self.span(target), suffix=".mean()"))
+            fixes.append(self.fix("GG109", "sum", "append", expr=self.span(target), suffix=".sum()"))
+        self.add("GG109", run.call, {"loss": self.text(target), "why": why}, [], fixes)
+
+    def penalty(self, run: BackwardRun, taint: Taint) -> None:
+        node = taint.node
+        if id(node) in self.penalties_reported:
+            return
+        self.penalties_reported.add(id(node))
+        fixes = [
+            self.fix(
+                "GG202",
+                "create-graph",
+                "set-keyword",
+                call=self.span(node),
+                name="create_graph",
+                value="True",
+            )
+        ]
+        self.add(
+            "GG202",
+            node,
+            {"name": self.text(node), "loss": self.text(run.target)},
+            [self.backward_related(run, "this backward gets no gradient from the penalty", "reused")],
+            fixes,
+        )
+
+    # -- GG107, GG111, GG203 -------------------------------------------------------------
+
+    def dirty_backward(self, run: BackwardRun, site: Site, dirt: Dirt) -> None:
+        saved_related = Related(
+            self.span(site.node), f"saved for backward here: {self.text(site.node)}", "built"
+        )
+        fails = self.backward_related(run, "this backward needs the original value", "reused")
+        if dirt.kind == "step":
+            first = dirt.retained_by
+            if first is None:
+                return
+            fixes: list[FixRef] = []
+            if (
+                isinstance(dirt.node, ast.stmt)
+                and run.stmt is not None
+                and run.call is not first.call
+                and _same_block(dirt.node, run.stmt)
+            ):
+                fixes.append(
+                    self.fix(
+                        "GG111",
+                        "step-after-backward",
+                        "move-after",
+                        stmt=self.span(dirt.node),
+                        anchor=self.span(run.stmt),
+                    )
+                )
+            self.add(
+                "GG111",
+                dirt.node,
+                {
+                    "optimizer": dirt.target.rsplit(".", 1)[0],
+                    "first_line": first.call.lineno,
+                    "second_line": run.call.lineno
+                    if run.call is not first.call
+                    else f"{run.call.lineno} in the next iteration",
+                },
+                [
+                    self.backward_related(first, "first backward (graph retained)", "freed"),
+                    saved_related,
+                    fails,
+                ],
+                fixes,
+            )
+            return
+        stmt = dirt.stmt
+        fixes = []
+        if stmt is not None:
+            fixes.append(
+                self.fix(
+                    "GG107" if dirt.kind == "inplace" else "GG203",
+                    "out-of-place",
+                    "rewrite-inplace",
+                    stmt=self.span(stmt),
+                )
+            )
+        if isinstance(dirt.node, ast.Call) and any(k.arg == "inplace" for k in dirt.node.keywords):
+            fixes = []
+            fixes.append(
+                self.fix("GG107", "drop-inplace", "drop-keyword", call=self.span(dirt.node), name="inplace")
+            )
+        fields = {
+            "name": dirt.target.removesuffix(".data") if dirt.kind == "data" else dirt.target,
+            "op": dirt.text,
+            "saved_by": self.text(site.node),
+            "saved_line": getattr(site.node, "lineno", 0),
+            "backward_line": run.call.lineno,
+        }
+        code = "GG107" if dirt.kind == "inplace" else "GG203"
+        self.add(code, stmt if stmt is not None else dirt.node, fields, [saved_related, fails], fixes)
+
+    def hazard(self, run: BackwardRun, site: Site) -> None:
+        assert site.hazard is not None
+        node, act = site.hazard
+        fixes = []
+        if isinstance(node, ast.Call):
+            fixes.append(
+                self.fix("GG107", "drop-inplace", "drop-keyword", call=self.span(node), name="inplace")
+            )
+        self.add(
+            "GG107",
+            node,
+            {
+                "act": act,
+                "name": act,
+                "op": self.text(node),
+                "saved_by": act,
+                "saved_line": getattr(node, "lineno", 0),
+                "backward_line": run.call.lineno,
+            },
+            [
+                Related(self.span(site.node), f"the model runs here: {self.text(site.node)}", "built"),
+                self.backward_related(run, "this backward needs the activation's output", "reused"),
+            ],
+            fixes,
+            variant="sequential",
+        )
+
+    # -- GG108, GG110, GG112 -------------------------------------------------------------
+
+    def leaf_inplace(self, stmt: ast.stmt, target: ast.expr, op: str) -> None:
+        torch_name = "torch"
+        fixes = [
+            self.fix(
+                "GG108",
+                "wrap-no-grad",
+                "wrap-with",
+                stmt=self.span(stmt),
+                header=f"with {torch_name}.no_grad():",
+            )
+        ]
+        self.add("GG108", stmt, {"name": self.text(target), "op": op}, [], fixes)
+
+    def numpy_on_grad(self, call: ast.Call, recv: ast.expr, array_call: bool) -> None:
+        fixes = [
+            self.fix(
+                "GG110",
+                "detach-numpy",
+                "append",
+                expr=self.span(recv),
+                suffix=".detach().cpu()" if not array_call else ".detach().cpu().numpy()",
+            )
+        ]
+        self.add("GG110", call, {"name": self.text(recv)}, [], fixes)
+
+    def discarded_detach(self, stmt: ast.Expr, call: ast.Call) -> None:
+        assert isinstance(call.func, ast.Attribute)
+        target = self.text(call.func.value)
+        fixes = []
+        if isinstance(call.func.value, (ast.Name, ast.Attribute)):
+            fixes.append(
+                self.fix(
+                    "GG112",
+                    "assign-detach",
+                    "replace-stmt",
+                    stmt=self.span(stmt),
+                    text=f"{target} = {target}.detach()",
+                )
+            )
+        self.add("GG112", stmt, {"name": target}, [], fixes)
+
+    # -- GG301 ---------------------------------------------------------------------------
+
+    def accumulate(self, stmt: ast.stmt, acc: str, value_node: ast.expr, value: Val, key: object) -> None:
+        if key in self.pending_acc:
+            return
+        fixes = []
+        if value.shape == ():
+            fixes.append(
+                self.fix("GG301", "use-item", "append", expr=self.span(value_node), suffix=".item()")
+            )
+        else:
+            fixes.append(
+                self.fix("GG301", "use-item", "append", expr=self.span(value_node), suffix=".detach()")
+            )
+        rule = _rule("GG301")
+        template = rule.message if rule is not None else "GG301 {acc} {value}"
+        message = _format(template, {"acc": acc, "value": self.text(value_node)})
+        related = (
+            [Related(self.span(value.root.node), f"graph built here: {self.text(value.root.node)}", "built")]
+            if value.root
+            else []
+        )
+        self.pending_acc[key] = Finding("GG301", message, self.span(stmt), tuple(related), tuple(fixes), "")
+
+    def exempt_taints(self, taints: frozenset[Taint]) -> None:
+        for t in taints:
+            if t.kind == "accumulated":
+                self.exempt.add(t.key)
+
+    # -- GG201 ---------------------------------------------------------------------------
+
+    def training_loop(
+        self, loop: ast.For | ast.While | ast.AsyncFor, env: dict[str, Val], ev: Evaluator
+    ) -> None:
+        from .training_loop import check_zero_grad
+
+        check_zero_grad(self, loop, env, ev)
+
+
+def _format(template: str, fields: dict[str, Any]) -> str:
+    try:
+        return template.format(**fields)
+    except (KeyError, IndexError, ValueError):
+        return template
+
+
+def _differing_loop(a: tuple[tuple[int, int], ...], b: tuple[tuple[int, int], ...]) -> int | None:
+    for (la, ia), (lb, ib) in zip(a, b, strict=False):
+        if la != lb:
+            return None
+        if ia != ib:
+            return la
+    return None
+
+
+def _reaches(val: Val, site: Site) -> bool:
+    if site in val.sites:
+        return True
+    return bool(val.elts) and any(_reaches(e, site) for e in val.elts or ())
+
+
+def _first_read(loop: ast.AST, name: str) -> ast.Name | None:
+    best: ast.Name | None = None
+    for stmt in getattr(loop, "body", []):
+        if _is_discarded_detach(stmt):
+            continue  # `h.detach()` alone reads h but carries nothing
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+                if best is None or (node.lineno, node.col_offset) < (best.lineno, best.col_offset):
+                    best = node
+        if best is not None:
+            return best
+    return best
+
+
+def _same_block(a: ast.stmt, b: ast.stmt) -> bool:
+    block = getattr(a, "_gg_block", None)
+    return block is not None and block is getattr(b, "_gg_block", None)
+
+
+def _block_of(stmt: ast.stmt | None, loop: ast.AST, tree_body: list[ast.stmt]) -> list[ast.stmt] | None:
+    """The statement list holding both ``stmt`` and, after it, ``loop``."""
+    if stmt is None:
+        return None
+    block = getattr(stmt, "_gg_block", None)
+    if (
+        not isinstance(block, list)
+        or not isinstance(loop, ast.stmt)
+        or block is not getattr(loop, "_gg_block", None)
+    ):
+        return None
+    stmts = cast("list[ast.stmt]", block)
+    if stmt in stmts and loop in stmts and stmts.index(stmt) < stmts.index(loop):
+        return stmts
+    return None
+
+
+def _only_used_after(stmt: ast.stmt, loop: ast.AST, block: list[ast.stmt], name: str) -> bool:
+    """Nothing between the statement and the loop reads or rebinds ``name``; the loop does not rebind it."""
+    i, j = block.index(stmt), block.index(loop)  # type: ignore[arg-type]
+    for between in block[i + 1 : j]:
+        for node in ast.walk(between):
+            if isinstance(node, ast.Name) and node.id == name:
+                return False
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            return False
+    # The moved statement's own inputs must not be changed by the loop before its first use.
+    return True
+
+
+__all__ = ["Reporter", "Grad"]
+
+
+def _read_before_write(loop: ast.AST, name: str) -> bool:
+    """Is ``name`` read in the loop body before the body assigns it (its value from the last iteration)?"""
+
+    def loads(node: ast.AST) -> bool:
+        return any(
+            isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(node)
+        )
+
+    def stores(node: ast.AST) -> bool:
+        return any(
+            isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(node)
+        )
+
+    def block(stmts: list[ast.stmt]) -> bool | None:
+        for stmt in stmts:
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                if stmt.value is not None and loads(stmt.value):
+                    return True
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                if any(loads(t) for t in targets):
+                    return True
+                if any(stores(t) for t in targets):
+                    return False
+            elif isinstance(stmt, ast.AugAssign):
+                if loads(stmt.value) or stores(stmt.target):
+                    return True
+            elif isinstance(stmt, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
+                head = [getattr(stmt, "test", None), getattr(stmt, "iter", None)]
+                if any(h is not None and loads(h) for h in head):
+                    return True
+                inner = block(getattr(stmt, "body", []))
+                if inner is not None:
+                    return inner if not isinstance(stmt, ast.If) or inner else None
+            else:
+                if loads(stmt):
+                    return True
+                if stores(stmt):
+                    return False
+        return None
+
+    return bool(block(list(getattr(loop, "body", []))))
+
+
+def _is_discarded_detach(stmt: ast.stmt) -> bool:
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Call)
+        and isinstance(stmt.value.func, ast.Attribute)
+        and stmt.value.func.attr == "detach"
+    )

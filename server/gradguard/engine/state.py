@@ -1,0 +1,99 @@
+"""The interpreter's state at one program point, and how two paths' states join."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+from .values import UNKNOWN, GradMode, IPath, Site, Val, join
+
+
+@dataclass(slots=True)
+class BackwardRun:
+    """One abstract execution of a backward call (``.backward()``, ``autograd.grad/backward``)."""
+
+    call: ast.Call
+    stmt: ast.stmt | None
+    val: Val
+    target: ast.expr | None
+    ipath: IPath
+    seq: int
+    retain: bool
+    retain_kw: ast.keyword | None
+    kind: str  # "backward" or "grad"
+
+
+@dataclass(slots=True)
+class Dirt:
+    """An in-place change to a tensor some graph node saved."""
+
+    node: ast.AST  # the statement or call that changed it
+    kind: str  # "inplace", "data", "step"
+    text: str
+    target: str
+    retained_by: BackwardRun | None = None
+    stmt: ast.stmt | None = None  # the statement holding the change
+
+
+@dataclass(slots=True)
+class State:
+    env: dict[str, Val] = field(default_factory=dict)
+    freed: dict[Site, BackwardRun] = field(default_factory=dict)  # must-freed saved buffers
+    vfreed: dict[Site, BackwardRun] = field(default_factory=dict)  # kept alive only by retain_graph=True
+    dirty: dict[Site, Dirt] = field(default_factory=dict)
+    retained: dict[Site, BackwardRun] = field(default_factory=dict)
+    mode: GradMode = GradMode.ON
+
+    def copy(self) -> State:
+        return State(
+            dict(self.env),
+            dict(self.freed),
+            dict(self.vfreed),
+            dict(self.dirty),
+            dict(self.retained),
+            self.mode,
+        )
+
+
+def _meet(a: dict[Site, Any], b: dict[Site, Any]) -> dict[Site, Any]:
+    if a is b:
+        return dict(a)
+    return {k: v for k, v in a.items() if k in b}
+
+
+def join_states(states: list[State | None]) -> State | None:
+    """What certainly holds on every live path."""
+    live = [s for s in states if s is not None]
+    if not live:
+        return None
+    if len(live) == 1:
+        return live[0].copy()
+    out = live[0].copy()
+    for other in live[1:]:
+        env: dict[str, Val] = {}
+        for name, val in out.env.items():
+            if name in other.env:
+                env[name] = join(val, other.env[name])
+            else:
+                env[name] = UNKNOWN
+        for name in other.env:
+            if name not in env:
+                env[name] = UNKNOWN
+        out.env = env
+        out.freed = _meet(out.freed, other.freed)
+        out.vfreed = _meet(out.vfreed, other.vfreed)
+        out.dirty = _meet(out.dirty, other.dirty)
+        out.retained = _meet(out.retained, other.retained)
+        if out.mode is not other.mode:
+            out.mode = GradMode.MAYBE
+    return out
+
+
+@dataclass(slots=True)
+class LoopFrame:
+    node: ast.For | ast.While | ast.AsyncFor
+    iteration: int = 1
+    starts: dict[int, dict[str, Val]] = field(default_factory=dict)
+    breaks: list[State] = field(default_factory=list)
+    continues: list[State] = field(default_factory=list)

@@ -1,0 +1,226 @@
+"""The abstract values the interpreter tracks for each name.
+
+A value says whether it certainly carries an autograd graph, and which forward
+computations ("sites") that graph certainly contains. Sites have identity: each
+abstract evaluation of an expression makes a new one, so the same line in loop
+iteration 1 and iteration 2 gives two sites, as torch builds two graph nodes.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+
+class Grad(enum.Enum):
+    NONE = "none"  # certainly no grad_fn and not requiring grad
+    LEAF = "leaf"  # a leaf that requires grad
+    GRAPH = "graph"  # certainly has a grad_fn
+    UNKNOWN = "unknown"
+
+
+class Ty(enum.Enum):
+    TENSOR = "tensor"
+    NUMBER = "number"  # a Python int/float/bool
+    NONE_OBJ = "None"
+    MODULE = "module"
+    OPTIMIZER = "optimizer"
+    PARAMS = "params"  # model.parameters() and friends
+    LIST = "list"
+    TUPLE = "tuple"
+    FUNC = "function"  # a function or class defined in the analysed file
+    QUAL = "qualified"  # a reference to an imported API, e.g. torch.nn.Linear
+    OTHER = "other"
+    UNKNOWN = "unknown"
+
+
+class GradMode(enum.Enum):
+    ON = "on"
+    OFF = "off"
+    MAYBE = "maybe"
+
+
+IPath = tuple[tuple[int, int], ...]  # (id of loop node, iteration number) for each enclosing loop
+
+
+class Site:
+    """One forward computation: a graph node (or a module call made of several)."""
+
+    __slots__ = (
+        "node",
+        "stmt",
+        "saves",
+        "ipath",
+        "saved",
+        "module",
+        "call_args",
+        "binding",
+        "inputs",
+        "hazard",
+        "seq",
+        "stmts",
+    )
+
+    def __init__(
+        self,
+        node: ast.AST,
+        stmt: ast.stmt | None,
+        saves: bool,
+        ipath: IPath,
+        saved: frozenset[object] = frozenset(),
+        module: ModuleInst | None = None,
+        call_args: tuple[tuple[ast.expr, Val], ...] = (),
+        inputs: tuple[Val, ...] = (),
+        hazard: tuple[ast.AST, str] | None = None,
+    ) -> None:
+        self.node = node
+        self.stmt = stmt
+        self.saves = saves
+        self.ipath = ipath
+        # Identities of the tensors this node saved for backward (see Val.obj).
+        self.saved = saved
+        # For a call of an nn.Module: the instance and its arguments (GAN analysis).
+        self.module = module
+        self.call_args = call_args
+        self.inputs = inputs
+        # A graph hazard built into the callee, e.g. ReLU(inplace=True) after Sigmoid.
+        self.hazard = hazard
+        self.binding: tuple[str, int] | None = None
+        self.seq = 0  # creation order
+        self.stmts: tuple[ast.stmt, ...] = ()  # statements being executed, outermost first
+
+    def __repr__(self) -> str:
+        return f"Site({type(self.node).__name__}@{getattr(self.node, 'lineno', '?')}, ipath={self.ipath})"
+
+
+class ModuleInst:
+    """An nn.Module instance made in the analysed code."""
+
+    __slots__ = (
+        "cls_name",
+        "has_params",
+        "user_class",
+        "children",
+        "kind",
+        "kwargs",
+        "trained",
+        "frozen",
+        "name",
+        "hazard",
+        "seq_children",
+        "params_obj",
+        "attrs",
+    )
+
+    def __init__(self, cls_name: str, has_params: bool, user_class: Any = None, kind: str = "layer") -> None:
+        self.cls_name = cls_name
+        self.has_params = has_params
+        self.user_class = user_class  # engine.modules.ClassInfo for classes in the file
+        self.children: dict[str, ModuleInst] = {}
+        self.kind = kind  # "layer", "loss", "activation", "rnn", "lstm", "container", "user"
+        self.kwargs: dict[str, Any] = {}
+        self.trained = False  # its parameters were given to an optimizer
+        self.frozen = False  # requires_grad_(False) / eval-only evidence
+        self.name: str | None = None
+        self.hazard: tuple[ast.AST, str] | None = None
+        self.seq_children: list[ModuleInst] = []
+        self.params_obj = object()  # identity of its parameter tensors
+        self.attrs: dict[str, Val] = {}  # attributes set by its __init__
+
+    def all_params_objs(self) -> set[object]:
+        out = {self.params_obj}
+        for child in list(self.children.values()) + self.seq_children:
+            out |= child.all_params_objs()
+        return out
+
+    def __repr__(self) -> str:
+        return f"ModuleInst({self.cls_name})"
+
+
+@dataclass(frozen=True, slots=True)
+class Taint:
+    kind: str  # "grad-no-graph" (GG202) or "accumulated" (GG301)
+    node: ast.AST
+    key: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class Val:
+    grad: Grad = Grad.UNKNOWN
+    ty: Ty = Ty.UNKNOWN
+    sites: frozenset[Site] = frozenset()
+    root: Site | None = None
+    obj: object = None  # identity of the tensor object, for in-place/version tracking
+    shape: tuple[int, ...] | None = None
+    elts: tuple[Val, ...] | None = None
+    module: ModuleInst | None = None
+    qual: str | None = None  # for Ty.QUAL: the qualified name; for Ty.FUNC: the function's name
+    info: Any = None  # Ty.FUNC: the ast node; Ty.OPTIMIZER: OptimizerInfo
+    cause: tuple[str, ast.AST] | None = None  # why it has no grad_fn, and where
+    taints: frozenset[Taint] = frozenset()
+    via_data: bool = False  # obtained through .data
+    is_none_literal: bool = False
+    label: str | None = None  # the name it was last bound to (for the hover's chain)
+
+    @property
+    def requires_grad(self) -> bool:
+        return self.grad in (Grad.GRAPH, Grad.LEAF)
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.ty is Ty.TENSOR or self.grad in (Grad.GRAPH, Grad.LEAF)
+
+    def with_(self, **changes: Any) -> Val:
+        return replace(self, **changes)
+
+
+UNKNOWN = Val()
+NUMBER = Val(Grad.NONE, Ty.NUMBER)
+OTHER = Val(Grad.NONE, Ty.OTHER)
+NONE_VAL = Val(Grad.NONE, Ty.NONE_OBJ, is_none_literal=True)
+
+
+@dataclass(slots=True)
+class OptimizerInfo:
+    modules: list[ModuleInst] = field(default_factory=list)
+    objs: set[object] = field(default_factory=set)  # parameter identities it steps
+
+
+def join(a: Val, b: Val) -> Val:
+    """What certainly holds of a value that is ``a`` on one path and ``b`` on another."""
+    if a is b:
+        return a
+    if a.grad is not b.grad or a.ty is not b.ty:
+        if a.requires_grad and b.requires_grad and a.grad is not b.grad:
+            return Val(Grad.UNKNOWN, Ty.TENSOR if a.is_tensor and b.is_tensor else Ty.UNKNOWN)
+        return Val(Grad.UNKNOWN, a.ty if a.ty is b.ty else Ty.UNKNOWN)
+    elts = None
+    if a.elts is not None and b.elts is not None and len(a.elts) == len(b.elts):
+        elts = tuple(join(x, y) for x, y in zip(a.elts, b.elts, strict=False))
+    return Val(
+        grad=a.grad,
+        ty=a.ty,
+        sites=a.sites & b.sites,
+        root=a.root if a.root is b.root else None,
+        obj=a.obj if a.obj is b.obj else None,
+        shape=a.shape if a.shape == b.shape else None,
+        elts=elts,
+        module=a.module if a.module is b.module else None,
+        qual=a.qual if a.qual == b.qual else None,
+        info=a.info if a.info is b.info else None,
+        cause=a.cause if a.cause == b.cause else None,
+        taints=_join_taints(a.taints, b.taints),
+        via_data=a.via_data and b.via_data,
+        is_none_literal=a.is_none_literal and b.is_none_literal,
+        label=a.label if a.label == b.label else None,
+    )
+
+
+def _join_taints(a: frozenset[Taint], b: frozenset[Taint]) -> frozenset[Taint]:
+    # "accumulated" only exempts from a finding, so any path keeps it; the others
+    # cause findings, so they must hold on both paths.
+    if a == b:
+        return a
+    return frozenset(t for t in a | b if t.kind == "accumulated" or (t in a and t in b))

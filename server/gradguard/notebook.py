@@ -1,0 +1,250 @@
+"""Jupyter notebooks as one program.
+
+The code cells are concatenated in order, so a graph built in cell 1 and backpropagated in a loop in
+cell 3 is found. IPython syntax (``%magic``, ``%%cell`` magics, ``!shell``, ``?obj``, ``obj?``) is
+replaced by ``pass`` at the same indentation, keeping line counts, and a cell that still does not parse
+is blanked so one broken cell does not hide findings in the others. Line maps go both ways, fixes are
+applied back into the cells, and the JSON is written back with everything else untouched.
+The language server reuses this module.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .findings import Fix, Span, TextEdit
+
+# Cell magics whose body is ordinary Python; any other cell magic makes the cell foreign.
+_PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug", "pypy", "python", "python3"}
+_HELP_RE = re.compile(r"^\s*(\?{1,2}[\w.]|[\w.\[\]()]+\?{1,2}\s*$)")
+_ASSIGN_MAGIC_RE = re.compile(r"^\s*[\w.,\s()\[\]]+=\s*[!%]")
+
+
+class NotebookError(ValueError):
+    """A notebook file that is not valid notebook JSON."""
+
+
+@dataclass(frozen=True)
+class CellSlice:
+    """Where one code cell sits in the program."""
+
+    index: int  # position in the notebook's ``cells`` list (0-based)
+    number: int  # 1-based position among all cells (markdown too), as ruff reports ``cell``
+    start: int  # first program line of the cell (1-based)
+    line_count: int  # lines the cell occupies in the program (at least 1)
+    replaced: frozenset[int] = frozenset()  # cell lines (1-based) rewritten from IPython syntax
+
+
+@dataclass
+class Notebook:
+    data: dict[str, Any]
+    cells: list[CellSlice] = field(default_factory=list)
+    program: str = ""
+    source_is_list: dict[int, bool] = field(default_factory=dict)
+    indent: int | None = 1
+    trailing_newline: bool = True
+
+    # ---- reading ---------------------------------------------------------------------------------
+    @classmethod
+    def parse(cls, text: str) -> Notebook:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise NotebookError(f"not valid notebook JSON: {exc}") from exc
+        if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+            raise NotebookError("not a Jupyter notebook (no 'cells' list)")
+        notebook = cls(data=data, indent=_detect_indent(text), trailing_newline=text.endswith("\n"))
+        if notebook.is_python():
+            notebook._build()
+        return notebook
+
+    def is_python(self) -> bool:
+        metadata = self.data.get("metadata") or {}
+        language = (metadata.get("language_info") or {}).get("name") or (
+            metadata.get("kernelspec") or {}
+        ).get("language")
+        return language is None or str(language).lower() == "python"
+
+    def cell_source(self, index: int) -> str:
+        source = self.data["cells"][index].get("source", "")
+        if isinstance(source, list):
+            return "".join(str(part) for part in source)
+        return str(source)
+
+    def _build(self) -> None:
+        parts: list[str] = []
+        line = 1
+        for index, cell in enumerate(self.data["cells"]):
+            if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+                continue
+            self.source_is_list[index] = isinstance(cell.get("source"), list)
+            source = self.cell_source(index)
+            text, replaced = python_of_cell(source)
+            # Count lines on the original: a blanked cell is all empty lines and must keep its count.
+            count = source.count("\n") + (0 if source.endswith("\n") or not source else 1)
+            lines = text.split("\n")[:count] or [""]
+            parts.append("\n".join(lines) + "\n")
+            self.cells.append(CellSlice(index, index + 1, line, len(lines), frozenset(replaced)))
+            line += len(lines)
+        self.program = "".join(parts)
+
+    # ---- line maps -------------------------------------------------------------------------------
+    def locate(self, line: int) -> tuple[CellSlice, int] | None:
+        """(cell, line within the cell, 1-based) of a program line."""
+        for cell in self.cells:
+            if cell.start <= line < cell.start + cell.line_count:
+                return cell, line - cell.start + 1
+        return None
+
+    def program_line(self, cell_index: int, cell_line: int) -> int:
+        """The program line of ``cell_line`` (1-based) in the cell at ``cells[cell_index]`` of the JSON."""
+        for cell in self.cells:
+            if cell.index == cell_index:
+                return cell.start + cell_line - 1
+        raise KeyError(cell_index)
+
+    def to_cell_span(self, span: Span) -> tuple[CellSlice, Span] | None:
+        """A program span in its cell's coordinates; None when it crosses cells.
+
+        An end at column 0 of the next cell's first line (a whole-line edit of a cell's last line)
+        counts as the end of this cell.
+        """
+        start = self.locate(span.line)
+        if start is None:
+            return None
+        cell, line = start
+        end_line = span.end_line - cell.start + 1
+        if not 1 <= end_line <= cell.line_count + (1 if span.end_col == 0 else 0):
+            return None
+        return cell, Span(line, span.col, end_line, span.end_col)
+
+    # ---- writing ---------------------------------------------------------------------------------
+    def fix_fits(self, fix: Fix) -> bool:
+        """Does every edit of ``fix`` stay inside one cell, away from rewritten IPython lines?"""
+        for edit in fix.edits:
+            located = self.to_cell_span(edit.span)
+            if located is None:
+                return False
+            cell, span = located
+            if any(span.line <= line <= span.end_line for line in cell.replaced):
+                return False
+        return True
+
+    def apply_program_edits(
+        self, edits: Sequence[TextEdit], apply_edits: Callable[[str, Sequence[TextEdit]], str]
+    ) -> bool:
+        """Apply program edits to the cells they fall in (rebuilding the program). All or nothing:
+        False, with nothing changed, when an edit crosses cells or touches rewritten IPython lines."""
+        by_cell: dict[int, list[TextEdit]] = {}
+        for edit in edits:
+            located = self.to_cell_span(edit.span)
+            if located is None or not self.fix_fits(Fix("", "", (edit,))):
+                return False
+            cell, span = located
+            by_cell.setdefault(cell.index, []).append(TextEdit(span, edit.new_text))
+        new_sources: dict[int, str] = {}
+        for index, cell_edits in by_cell.items():
+            original = self.cell_source(index)
+            padded = original if original.endswith("\n") else original + "\n"
+            changed = apply_edits(padded, cell_edits)
+            if not original.endswith("\n") and changed.endswith("\n"):
+                changed = changed[:-1]
+            if _broken(changed) and not _broken(original):
+                return False
+            new_sources[index] = changed
+        for index, text in new_sources.items():
+            self.set_cell_source(index, text)
+        self.cells.clear()
+        self.source_is_list.clear()
+        self._build()
+        return True
+
+    def set_cell_source(self, index: int, text: str) -> None:
+        cell = self.data["cells"][index]
+        if isinstance(cell.get("source"), list):
+            cell["source"] = text.splitlines(keepends=True)
+        else:
+            cell["source"] = text
+
+    def dumps(self) -> str:
+        text = json.dumps(self.data, indent=self.indent, ensure_ascii=False)
+        return text + "\n" if self.trailing_newline else text
+
+
+_LINE_RE = re.compile(r"\bline (\d+)\b")
+
+
+def renumber_lines(message: str, notebook: Notebook, home: int | None) -> str:
+    """Turn the engine's program line numbers into cell lines: "line 3" in the finding's own cell,
+    "line 3 of cell 2" in another one."""
+
+    def one(match: re.Match[str]) -> str:
+        located = notebook.locate(int(match.group(1)))
+        if located is None:
+            return match.group(0)
+        cell, line = located
+        return f"line {line}" if cell.number == home else f"line {line} of cell {cell.number}"
+
+    return _LINE_RE.sub(one, message)
+
+
+def _broken(cell_source: str) -> bool:
+    """Is the cell unparsable even after rewriting IPython syntax?"""
+    text, replaced = python_of_cell(cell_source)
+    return bool(cell_source.strip()) and not text.strip() and bool(replaced)
+
+
+def _detect_indent(text: str) -> int | None:
+    lines = text.split("\n", 2)
+    if len(lines) < 2:
+        return None
+    second = lines[1]
+    return len(second) - len(second.lstrip(" ")) or None
+
+
+def _is_magic(stripped: str) -> bool:
+    return (
+        stripped.startswith(("%", "!"))
+        or bool(_HELP_RE.match(stripped))
+        or bool(_ASSIGN_MAGIC_RE.match(stripped))
+    )
+
+
+def python_of_cell(source: str) -> tuple[str, list[int]]:
+    """The cell as plain Python with the same number of lines, and the 1-based lines rewritten."""
+    try:
+        ast.parse(source)
+        return source, []
+    except (SyntaxError, ValueError):
+        pass
+    lines = source.split("\n")
+    replaced: list[int] = []
+    first = lines[0].strip() if lines else ""
+    if first.startswith("%%"):
+        name = first[2:].split(None, 1)[0] if len(first) > 2 else ""
+        if name not in _PYTHON_CELL_MAGICS:
+            # Another language (%%bash, %%writefile, ...): nothing to analyse.
+            return "\n".join("" for _ in lines), list(range(1, len(lines) + 1))
+        lines[0] = "pass"
+        replaced.append(1)
+    continuation = False
+    for number, line in enumerate(lines, start=1):
+        if number in replaced:
+            continue
+        stripped = line.strip()
+        if continuation or (stripped and _is_magic(stripped)):
+            indent = line[: len(line) - len(line.lstrip())]
+            lines[number - 1] = "" if continuation else indent + "pass"
+            replaced.append(number)
+            continuation = line.rstrip().endswith("\\")
+    text = "\n".join(lines)
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return "\n".join("" for _ in lines), list(range(1, len(lines) + 1))
+    return text, replaced

@@ -1,0 +1,53 @@
+"""The presentation form of a finding, shared by every output format."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    row: int  # 1-based (within the cell for notebooks)
+    column: int  # 1-based, in code points
+
+
+@dataclass(frozen=True, slots=True)
+class EditRecord:
+    content: str
+    location: Location
+    end_location: Location
+
+
+@dataclass(frozen=True, slots=True)
+class FixRecord:
+    title: str
+    edits: tuple[EditRecord, ...]
+    applicability: str = "safe"
+
+
+@dataclass(frozen=True, slots=True)
+class RelatedRecord:
+    message: str
+    location: Location
+    end_location: Location
+    cell: int | None = None
+    role: str = "note"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    code: str
+    message: str
+    path: str  # absolute path, or "-" for standard input without --stdin-filename
+    display: str  # the path as printed in text output (relative to the working directory)
+    location: Location
+    end_location: Location
+    severity: str = "warning"
+    cell: int | None = None  # 1-based code-cell number for notebooks
+    fix: FixRecord | None = None
+    url: str | None = None
+    noqa_row: int | None = None
+    related: tuple[RelatedRecord, ...] = ()
+    chain: str = ""
+    # Has a preferred fix: ``fix`` when the edits were computed, else the engine offered one.
+    fixable: bool = False

@@ -1,0 +1,112 @@
+"""SARIF 2.1.0 for code-scanning services; the rules come from the registry."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .. import registry
+from ..settings import default_severity
+from .records import Diagnostic, Location
+
+_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
+
+
+def _uri(path: str) -> str:
+    if path == "-":
+        return "stdin"
+    absolute = Path(path)
+    try:
+        relative = os.path.relpath(absolute)
+    except ValueError:
+        return absolute.as_uri()
+    if relative.startswith(".."):
+        return absolute.as_uri() if absolute.is_absolute() else Path(relative).as_posix()
+    return Path(relative).as_posix()
+
+
+def _region(start: Location, end: Location) -> dict[str, int]:
+    return {"startLine": start.row, "startColumn": start.column, "endLine": end.row, "endColumn": end.column}
+
+
+def _physical(path: str, start: Location, end: Location) -> dict[str, Any]:
+    return {"artifactLocation": {"uri": _uri(path)}, "region": _region(start, end)}
+
+
+def render_sarif(diagnostics: Sequence[Diagnostic]) -> str:
+    from .. import __version__
+
+    rules = []
+    for rule in registry.all_rules():
+        code = str(getattr(rule, "code", rule))
+        entry: dict[str, Any] = {
+            "id": code,
+            "name": str(getattr(rule, "name", code)),
+            "shortDescription": {"text": str(getattr(rule, "summary", code))},
+        }
+        url = registry.docs_url(code)
+        if url:
+            entry["helpUri"] = url
+        entry["defaultConfiguration"] = {"level": _LEVEL.get(default_severity(code), "warning")}
+        rules.append(entry)
+    index = {rule["id"]: i for i, rule in enumerate(rules)}
+    results = []
+    for d in diagnostics:
+        prefix = f"cell {d.cell}: " if d.cell is not None else ""
+        result: dict[str, Any] = {
+            "ruleId": d.code,
+            "level": _LEVEL.get(d.severity, "warning"),
+            "message": {"text": prefix + d.message},
+            "locations": [{"physicalLocation": _physical(d.path, d.location, d.end_location)}],
+        }
+        if d.code in index:
+            result["ruleIndex"] = index[d.code]
+        if d.related:
+            result["relatedLocations"] = [
+                {
+                    "id": number,
+                    "physicalLocation": _physical(d.path, related.location, related.end_location),
+                    "message": {"text": related.message},
+                }
+                for number, related in enumerate(d.related)
+            ]
+        if d.fix is not None:
+            result["fixes"] = [
+                {
+                    "description": {"text": d.fix.title},
+                    "artifactChanges": [
+                        {
+                            "artifactLocation": {"uri": _uri(d.path)},
+                            "replacements": [
+                                {
+                                    "deletedRegion": _region(edit.location, edit.end_location),
+                                    "insertedContent": {"text": edit.content},
+                                }
+                                for edit in d.fix.edits
+                            ],
+                        }
+                    ],
+                }
+            ]
+        results.append(result)
+    log = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "gradguard",
+                        "version": __version__,
+                        "rules": rules,
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,48 @@
+"""What every rule module declares: its identity, message, fixes and examples."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Valid:
+    """Code that must run clean under torch and get no finding of this rule."""
+
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Invalid:
+    """Code that gets a finding of this rule on ``line``.
+
+    ``error`` is what running it under torch raises, as ``"ExceptionType: first
+    words of the message"`` (a prefix of ``f"{type(e).__name__}: {e}"``), or None
+    for silent rules, whose example runs without an exception. ``effect`` is, for
+    silent rules, a Python expression evaluated in the example's namespace after
+    it ran, that is true when the silent damage happened (so the test proves it).
+    After gradguard's preferred fix the source must run clean and get no finding
+    of this rule; the test suite checks that.
+    """
+
+    source: str
+    line: int
+    error: str | None = None
+    effect: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    code: str
+    name: str
+    summary: str
+    # str.format template; the fields each rule uses are listed in its module.
+    message: str
+    # fix kind -> (title, trade-off), in rank order, preferred first.
+    fixes: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # Other message templates for variants of the rule, by key.
+    variants: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def family(self) -> str:
+        return {"1": "error", "2": "silent", "3": "waste"}[self.code[2]]

@@ -1,0 +1,202 @@
+"""GG101: a second backward through a graph whose buffers are already freed.
+
+## What it does
+
+Finds a `backward()` (or `torch.autograd.grad`) on a value whose graph an
+earlier backward already walked without `retain_graph=True`. The typical
+shapes are the same loss backpropagated twice, and `autograd.grad(loss, w)`
+followed by `loss.backward()`.
+
+## Why is this bad
+
+A backward pass frees the intermediate values each graph node saved for it
+(the inputs of `*`, the output of `sigmoid`, the activations a `Linear` layer
+keeps for its weight gradient). The second pass needs them again and torch
+2.13 stops with:
+
+```text
+RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.
+```
+
+Almost every operation saves something: even `x * 2` with a Python scalar
+does, so a double backward after it fails too.
+
+## Example
+
+```python
+import torch
+
+w = torch.randn(3, requires_grad=True)
+loss = (w * torch.randn(3)).exp().sum()
+(g,) = torch.autograd.grad(loss, w)
+loss.backward()  # GG101: autograd.grad already freed the graph
+```
+
+## Fix
+
+Usually the second pass is a mistake (a duplicated line, or `autograd.grad`
+used for logging before the real backward): delete it, or get everything
+from one pass (`loss.backward()` and read `w.grad`).
+
+```python
+loss.backward()
+g = w.grad
+```
+
+`retain_graph=True` on every pass but the last is right only when you really
+need several passes over one graph (for instance gradients of the same loss
+with respect to different inputs, inspected in between). Its cost: every
+buffer the graph saved stays alive until the last reference to the graph is
+dropped, so peak memory holds a whole extra set of activations, and the
+gradients of both passes add up in `.grad` unless you clear them.
+
+## When it does not fire
+
+- A graph made only of operations that save nothing (`+`, `-`, `sum`,
+  `mean`, views, slicing, `cat`): `(x + 1).sum()` can be backpropagated twice
+  and the gradients simply accumulate.
+- The earlier pass used `retain_graph=True` or `create_graph=True`.
+- A fresh forward pass rebuilt the value in between.
+"""  # noqa: E501 (torch's error messages are quoted verbatim)
+
+from __future__ import annotations
+
+from .base import Invalid, Rule, Valid
+
+RULE = Rule(
+    code="GG101",
+    name="double-backward",
+    summary="Backward through a graph whose saved buffers an earlier backward already freed.",
+    message=(
+        "`{loss}` is backpropagated again, but the backward on line {first_line} already freed "
+        "the buffers its graph saved"
+    ),
+    fixes={
+        "remove-second-backward": (
+            "Remove the second backward",
+            "Keeps memory flat; any gradient you expected from the second pass must come from the first.",
+        ),
+        "retain-graph": (
+            "Pass retain_graph=True to the earlier backward",
+            "Every saved buffer stays alive until the graph is dropped (more peak memory), "
+            "and both passes add into .grad.",
+        ),
+    },
+)
+
+VALID: list[Valid] = [
+    # Only no-save ops: torch accepts the second pass and the gradient accumulates to 2.
+    Valid(
+        """\
+import torch
+
+x = torch.randn(3, requires_grad=True)
+total = (x + 1).sum()
+total.backward()
+total.backward()
+assert torch.equal(x.grad, torch.full((3,), 2.0))
+"""
+    ),
+    # Both passes are wanted: the first keeps the graph alive on purpose.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+x = torch.randn(8, 4)
+y = torch.randn(8, 1)
+loss = F.mse_loss(model(x), y)
+loss.backward(retain_graph=True)
+first = model.weight.grad.clone()
+model.zero_grad()
+loss.backward()
+assert torch.allclose(first, model.weight.grad)
+"""
+    ),
+    # A fresh forward before each backward.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+criterion = nn.MSELoss()
+x = torch.randn(16, 4)
+y = torch.randn(16, 1)
+for step in range(3):
+    opt.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    opt.step()
+"""
+    ),
+    # create_graph=True keeps the graph for the penalty's backward.
+    Valid(
+        """\
+import torch
+
+w = torch.randn(3, requires_grad=True)
+x = torch.randn(3)
+loss = (w * x).exp().sum()
+(g,) = torch.autograd.grad(loss, w, create_graph=True)
+total = loss + g.pow(2).sum()
+total.backward()
+"""
+    ),
+]
+
+INVALID: list[Invalid] = [
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(8, 4)
+y = torch.randn(8, 1)
+for step in range(3):
+    opt.zero_grad()
+    loss = F.mse_loss(model(x), y)
+    loss.backward()
+    opt.step()
+    loss.backward()
+""",
+        line=15,
+        error="RuntimeError: Trying to backward through the graph a second time",
+    ),
+    Invalid(
+        """\
+import torch
+
+torch.manual_seed(0)
+w = torch.randn(3, requires_grad=True)
+x = torch.randn(3)
+loss = (w * x).exp().sum()
+(g,) = torch.autograd.grad(loss, w)
+grad_norm = g.norm().item()
+loss.backward()
+""",
+        line=9,
+        error="RuntimeError: Trying to backward through the graph a second time",
+    ),
+    Invalid(
+        """\
+import torch
+
+x = torch.randn(3, requires_grad=True)
+doubled = (x * 2).sum()
+doubled.backward()
+doubled.backward()
+""",
+        line=6,
+        error="RuntimeError: Trying to backward through the graph a second time",
+    ),
+]

@@ -1,0 +1,225 @@
+"""GG102: two losses share saved buffers and are backpropagated one after the other.
+
+## What it does
+
+Finds two losses computed from one shared forward expression (a common
+encoder, a trunk feeding two heads, actor and critic on one body) whose
+backward passes run separately, the first without `retain_graph=True`. The
+second backward is reported.
+
+## Why is this bad
+
+The first backward walks the shared part and frees what its nodes saved. The
+second loss reaches the same nodes and torch 2.13 raises:
+
+```text
+RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.
+```
+
+## Example
+
+```python
+h = torch.relu(encoder(x))
+cls_loss = F.cross_entropy(cls_head(h), labels)
+reg_loss = F.mse_loss(reg_head(h), target)
+cls_loss.backward()
+reg_loss.backward()  # GG102: the encoder's buffers are gone
+```
+
+## Fix
+
+Backpropagate once through the sum (or a weighted sum) of the losses. The
+gradients are identical to two passes, the shared part is walked only once,
+and nothing has to be kept alive:
+
+```python
+(cls_loss + reg_loss).backward()
+```
+
+`torch.autograd.backward([cls_loss, reg_loss])` does the same. Keep
+`retain_graph=True` on the first backward only when you need each loss's
+gradient on its own in between (per-task gradient norms, PCGrad-style
+projection). Its cost: the shared part's buffers stay in memory until both
+losses are gone, and the shared part is traversed twice.
+
+## When it does not fire
+
+- The losses come from disjoint graphs (two separate models).
+- The shared part saves nothing (only `+`, `-`, `sum`, `mean`, views, basic
+  slicing). Advanced indexing with a tensor or list of indices does save them.
+- The first backward passes `retain_graph=True`.
+"""  # noqa: E501 (torch's error messages are quoted verbatim)
+
+from __future__ import annotations
+
+from .base import Invalid, Rule, Valid
+
+RULE = Rule(
+    code="GG102",
+    name="shared-graph-separate-backward",
+    summary="Two losses built on one shared forward are backpropagated separately.",
+    message=(
+        "`{loss}` and `{other}` share `{shared}` (line {shared_line}); the backward of `{other}` "
+        "on line {first_line} freed its buffers, so this backward fails"
+    ),
+    fixes={
+        "sum-losses": (
+            "Backpropagate the sum of the losses once",
+            "Same gradients in one pass; you can no longer look at each loss's gradient separately.",
+        ),
+        "retain-graph": (
+            "Pass retain_graph=True to the first backward",
+            "The shared part's buffers stay in memory until both losses are dropped, "
+            "and the shared part is traversed twice.",
+        ),
+    },
+)
+
+VALID: list[Valid] = [
+    # One backward through the sum.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+encoder = nn.Linear(6, 8)
+cls_head = nn.Linear(8, 3)
+reg_head = nn.Linear(8, 1)
+params = [*encoder.parameters(), *cls_head.parameters(), *reg_head.parameters()]
+opt = torch.optim.SGD(params, lr=0.1)
+x = torch.randn(5, 6)
+labels = torch.tensor([0, 1, 2, 1, 0])
+target = torch.randn(5, 1)
+h = torch.relu(encoder(x))
+cls_loss = F.cross_entropy(cls_head(h), labels)
+reg_loss = F.mse_loss(reg_head(h), target)
+opt.zero_grad()
+(cls_loss + 0.5 * reg_loss).backward()
+opt.step()
+"""
+    ),
+    # Two losses on disjoint graphs.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+actor = nn.Linear(4, 2)
+critic = nn.Linear(4, 1)
+obs = torch.randn(6, 4)
+returns = torch.randn(6, 1)
+actions = torch.tensor([0, 1, 1, 0, 1, 0])
+policy_loss = F.cross_entropy(actor(obs), actions)
+value_loss = F.mse_loss(critic(obs), returns)
+policy_loss.backward()
+value_loss.backward()
+"""
+    ),
+    # Per-loss gradients are really wanted in between: retain on the first.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+encoder = nn.Linear(6, 8)
+cls_head = nn.Linear(8, 3)
+reg_head = nn.Linear(8, 1)
+x = torch.randn(5, 6)
+labels = torch.tensor([0, 1, 2, 1, 0])
+target = torch.randn(5, 1)
+h = torch.relu(encoder(x))
+cls_loss = F.cross_entropy(cls_head(h), labels)
+reg_loss = F.mse_loss(reg_head(h), target)
+cls_loss.backward(retain_graph=True)
+cls_norm = encoder.weight.grad.norm().item()
+encoder.zero_grad()
+reg_loss.backward()
+reg_norm = encoder.weight.grad.norm().item()
+"""
+    ),
+    # The shared part saves nothing: a basic slice of a leaf.
+    Valid(
+        """\
+import torch
+
+table = torch.randn(5, 3, requires_grad=True)
+rows = table[1:3]
+first = rows.sum()
+second = rows.mean()
+first.backward()
+second.backward()
+"""
+    ),
+]
+
+INVALID: list[Invalid] = [
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+encoder = nn.Linear(6, 8)
+cls_head = nn.Linear(8, 3)
+reg_head = nn.Linear(8, 1)
+params = [*encoder.parameters(), *cls_head.parameters(), *reg_head.parameters()]
+opt = torch.optim.SGD(params, lr=0.1)
+x = torch.randn(5, 6)
+labels = torch.tensor([0, 1, 2, 1, 0])
+target = torch.randn(5, 1)
+h = torch.relu(encoder(x))
+cls_loss = F.cross_entropy(cls_head(h), labels)
+reg_loss = F.mse_loss(reg_head(h), target)
+opt.zero_grad()
+cls_loss.backward()
+reg_loss.backward()
+opt.step()
+""",
+        line=19,
+        error="RuntimeError: Trying to backward through the graph a second time",
+    ),
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class ActorCritic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 16)
+        self.policy = nn.Linear(16, 2)
+        self.value = nn.Linear(16, 1)
+
+    def forward(self, obs):
+        feats = torch.tanh(self.body(obs))
+        return self.policy(feats), self.value(feats)
+
+
+torch.manual_seed(0)
+net = ActorCritic()
+opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+obs = torch.randn(6, 4)
+actions = torch.tensor([0, 1, 1, 0, 1, 0])
+returns = torch.randn(6, 1)
+for step in range(2):
+    logits, value = net(obs)
+    policy_loss = F.cross_entropy(logits, actions)
+    value_loss = F.mse_loss(value, returns)
+    opt.zero_grad()
+    policy_loss.backward()
+    value_loss.backward()
+    opt.step()
+""",
+        line=30,
+        error="RuntimeError: Trying to backward through the graph a second time",
+    ),
+]

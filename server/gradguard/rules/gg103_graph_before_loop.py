@@ -1,0 +1,203 @@
+"""GG103: a graph built before a loop is backpropagated inside it.
+
+## What it does
+
+Finds a value computed with autograd recording *before* a loop and read inside
+the loop by a loss that is backpropagated in every iteration. The squiggle is
+on the first read of that value inside the loop.
+
+## Why is this bad
+
+The pre-loop computation's graph is built once, but each iteration's loss
+hangs off it. The first iteration's backward frees the buffers of the shared
+pre-loop part, and the second iteration's backward needs them again. Torch
+2.13 raises, at the second iteration:
+
+```text
+RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.
+```
+
+Even without the error, the value would be stale: after `optimizer.step()`
+the parameters change but the pre-loop value still holds the old result.
+
+## Example
+
+```python
+t = torch.eye(2, dtype=torch.float64, requires_grad=True)
+a = torch.ones(2, dtype=torch.float64, requires_grad=True)
+y = t @ a
+for _ in range(2):
+    x_out = t @ (x + y)  # GG103: y's graph is reused every iteration
+    loss = measure(x_out, x)
+    loss.backward()
+```
+
+## Fix
+
+Move the computation into the loop, so each iteration builds its own graph
+from the current parameters:
+
+```python
+for _ in range(2):
+    y = t @ a
+    x_out = t @ (x + y)
+    loss = measure(x_out, x)
+    loss.backward()
+```
+
+The trade-off is time: the moved statements run once per iteration. If the
+value really is constant (a frozen feature extractor), compute it under
+`torch.no_grad()` or `.detach()` it instead. `retain_graph=True` is the wrong
+fix here: it silences the error and keeps the pre-loop buffers alive for the
+whole loop, but the value stays stale: with `scale = log_scale.exp()` computed
+before an Adam loop over `log_scale`, `scale` still reads `[1., 1., 1.]` after
+five steps, and with fixed data every iteration gets exactly the same gradient.
+
+## When it does not fire
+
+- The forward is recomputed inside the loop.
+- The pre-loop value was computed under `torch.no_grad()` or detached.
+- The pre-loop value does not require grad at all (masks, constants).
+"""  # noqa: E501 (torch's error messages are quoted verbatim)
+
+from __future__ import annotations
+
+from .base import Invalid, Rule, Valid
+
+RULE = Rule(
+    code="GG103",
+    name="graph-built-before-loop",
+    summary="A value computed before a loop is backpropagated through in every iteration.",
+    message=(
+        "`{name}` was computed on line {built_line}, before the loop; the backward on line "
+        "{backward_line} frees its graph in the first iteration, so the second one fails"
+    ),
+    fixes={
+        "move-into-loop": (
+            "Move the computation into the loop",
+            "The moved statements re-run every iteration (time), but each iteration gets a fresh "
+            "graph built from the current parameters.",
+        ),
+    },
+)
+
+VALID: list[Valid] = [
+    # The seed snippet with the forward recomputed inside the loop.
+    Valid(
+        """\
+import torch
+
+measure = torch.nn.MSELoss()
+x = torch.tensor([1, 0], dtype=torch.float64)
+t = torch.eye(2, dtype=torch.float64, requires_grad=True)
+a = torch.ones(2, dtype=torch.float64, requires_grad=True)
+for _ in range(2):
+    y = t @ a
+    x_out = t @ (x + y)
+    loss = measure(x_out, x)
+    loss.backward()
+"""
+    ),
+    # Frozen features computed once without recording.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+backbone = nn.Linear(4, 8)
+head = nn.Linear(8, 1)
+opt = torch.optim.SGD(head.parameters(), lr=0.1)
+x = torch.randn(16, 4)
+y = torch.randn(16, 1)
+with torch.no_grad():
+    feats = torch.tanh(backbone(x))
+for epoch in range(3):
+    opt.zero_grad()
+    loss = F.mse_loss(head(feats), y)
+    loss.backward()
+    opt.step()
+"""
+    ),
+    # A pre-loop tensor that does not require grad (a causal mask).
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+proj = nn.Linear(4, 4)
+opt = torch.optim.SGD(proj.parameters(), lr=0.1)
+mask = torch.tril(torch.ones(4, 4)) * 2.0
+for step in range(3):
+    scores = proj(torch.randn(4, 4)) * mask
+    loss = scores.pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+    ),
+]
+
+INVALID: list[Invalid] = [
+    # The seed case (discuss.pytorch.org, "Graph is reused while it shouldn't").
+    Invalid(
+        """\
+import torch
+
+measure = torch.nn.MSELoss()
+x = torch.tensor([1, 0], dtype=torch.float64)
+t = torch.eye(2, dtype=torch.float64, requires_grad=True)
+a = torch.ones(2, dtype=torch.float64, requires_grad=True)
+y = t @ a
+
+for _ in range(2):
+    x_out = t @ (x + y)
+    loss = measure(x_out, x)
+    loss.backward()
+""",
+        line=10,
+        error="RuntimeError: Trying to backward through the graph a second time",
+    ),
+    Invalid(
+        """\
+import torch
+
+torch.manual_seed(0)
+log_scale = torch.zeros(3, requires_grad=True)
+opt = torch.optim.Adam([log_scale], lr=0.1)
+data = torch.randn(10, 3)
+scale = log_scale.exp()
+for step in range(5):
+    opt.zero_grad()
+    loss = ((data * scale) ** 2).mean()
+    loss.backward()
+    opt.step()
+""",
+        line=10,
+        error="RuntimeError: Trying to backward through the graph a second time",
+    ),
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+backbone = nn.Linear(4, 8)
+head = nn.Linear(8, 1)
+opt = torch.optim.SGD([*backbone.parameters(), *head.parameters()], lr=0.1)
+x = torch.randn(16, 4)
+y = torch.randn(16, 1)
+feats = torch.tanh(backbone(x))
+for epoch in range(3):
+    opt.zero_grad()
+    loss = F.mse_loss(head(feats), y)
+    loss.backward()
+    opt.step()
+""",
+        line=14,
+        error="RuntimeError: Trying to backward through the graph a second time",
+    ),
+]

@@ -1,0 +1,210 @@
+"""GG105: a GAN's generated batch enters the discriminator step without `.detach()`.
+
+## What it does
+
+Finds the classic GAN step where the generator output `fake = G(z)` is fed to
+the discriminator as is, the discriminator loss is backpropagated, and the
+same `fake` is then used again for the generator's loss. The squiggle is on
+the `fake` argument of the discriminator call in the D step.
+
+## Why is this bad
+
+Without `.detach()`, the D step's backward runs through the generator too and
+frees the buffers of G's graph. The G step then backpropagates through `fake`
+again, into that freed graph, and torch 2.13 raises:
+
+```text
+RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.
+```
+
+The D step also wastes a full backward through G whose gradients no optimizer
+of D will use.
+
+## Example
+
+```python
+fake = G(z)
+d_loss = bce(D(real), ones) + bce(D(fake), zeros)  # GG105
+d_loss.backward()
+opt_d.step()
+g_loss = bce(D(fake), ones)
+g_loss.backward()  # fails: G's buffers were freed by d_loss.backward()
+```
+
+## Fix
+
+Give the discriminator a detached copy in its own step:
+
+```python
+d_loss = bce(D(real), ones) + bce(D(fake.detach()), zeros)
+```
+
+This costs nothing: the D step must not update G anyway, and skipping G's
+backward makes it faster. `retain_graph=True` on `d_loss.backward()` also
+silences the error, but it keeps G's buffers alive through the D step, pays
+for a useless backward through G, and leaves D-loss gradients in G's `.grad`
+that must be zeroed before the G step.
+
+## When it does not fire
+
+- The D step uses `fake.detach()`, or `fake` was produced under
+  `torch.no_grad()`.
+- The generator output is recomputed (`fake = G(z)` again) before the G step.
+"""  # noqa: E501 (torch's error messages are quoted verbatim)
+
+from __future__ import annotations
+
+from .base import Invalid, Rule, Valid
+
+RULE = Rule(
+    code="GG105",
+    name="gan-fake-not-detached",
+    summary="The generator's output goes into the discriminator's backward without .detach() and is reused.",
+    message=(
+        "`{fake}` goes into `{disc}` without `.detach()`, so the backward on line {backward_line} "
+        "frees the generator's graph; reusing `{fake}` on line {reuse_line} then fails"
+    ),
+    fixes={
+        "detach-fake": (
+            "Pass the detached fake batch to the discriminator step",
+            "No downside: the D step must not update the generator, and it skips a useless "
+            "backward through it.",
+        ),
+    },
+)
+
+_MODELS = """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+G = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+D = nn.Sequential(nn.Linear(2, 8), nn.LeakyReLU(0.2), nn.Linear(8, 1))
+opt_g = torch.optim.Adam(G.parameters(), lr=2e-4)
+opt_d = torch.optim.Adam(D.parameters(), lr=2e-4)
+bce = nn.BCEWithLogitsLoss()
+real = torch.randn(16, 2)
+ones = torch.ones(16, 1)
+zeros = torch.zeros(16, 1)
+"""
+
+VALID: list[Valid] = [
+    # The standard pattern: detach for the D step.
+    Valid(
+        _MODELS
+        + """\
+for step in range(2):
+    fake = G(torch.randn(16, 4))
+    d_loss = bce(D(real), ones) + bce(D(fake.detach()), zeros)
+    opt_d.zero_grad()
+    d_loss.backward()
+    opt_d.step()
+    g_loss = bce(D(fake), ones)
+    opt_g.zero_grad()
+    g_loss.backward()
+    opt_g.step()
+"""
+    ),
+    # The D step's fake batch is produced without recording.
+    Valid(
+        _MODELS
+        + """\
+for step in range(2):
+    z = torch.randn(16, 4)
+    with torch.no_grad():
+        fake = G(z)
+    d_loss = bce(D(real), ones) + bce(D(fake), zeros)
+    opt_d.zero_grad()
+    d_loss.backward()
+    opt_d.step()
+    g_loss = bce(D(G(z)), ones)
+    opt_g.zero_grad()
+    g_loss.backward()
+    opt_g.step()
+"""
+    ),
+    # The generator output is recomputed for the G step.
+    Valid(
+        _MODELS
+        + """\
+for step in range(2):
+    z = torch.randn(16, 4)
+    fake = G(z)
+    d_loss = bce(D(real), ones) + bce(D(fake), zeros)
+    opt_d.zero_grad()
+    d_loss.backward()
+    opt_d.step()
+    fake = G(z)
+    g_loss = bce(D(fake), ones)
+    opt_g.zero_grad()
+    g_loss.backward()
+    opt_g.step()
+"""
+    ),
+]
+
+INVALID: list[Invalid] = [
+    Invalid(
+        _MODELS
+        + """\
+for step in range(2):
+    fake = G(torch.randn(16, 4))
+    d_loss = bce(D(real), ones) + bce(D(fake), zeros)
+    opt_d.zero_grad()
+    d_loss.backward()
+    opt_d.step()
+    g_loss = bce(D(fake), ones)
+    opt_g.zero_grad()
+    g_loss.backward()
+    opt_g.step()
+""",
+        line=15,
+        error="RuntimeError: Trying to backward through the graph a second time",
+    ),
+    # Module classes, the D output bound to a name first.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+
+class Generator(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+
+    def forward(self, z):
+        return self.net(z)
+
+
+class Critic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 1))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+torch.manual_seed(0)
+gen = Generator()
+critic = Critic()
+opt_g = torch.optim.RMSprop(gen.parameters(), lr=5e-5)
+opt_c = torch.optim.RMSprop(critic.parameters(), lr=5e-5)
+real = torch.randn(8, 2)
+for step in range(2):
+    fake = gen(torch.randn(8, 4))
+    critic_fake = critic(fake)
+    critic_loss = critic_fake.mean() - critic(real).mean()
+    opt_c.zero_grad()
+    critic_loss.backward()
+    opt_c.step()
+    gen_loss = -critic(fake).mean()
+    opt_g.zero_grad()
+    gen_loss.backward()
+    opt_g.step()
+""",
+        line=31,
+        error="RuntimeError: Trying to backward through the graph a second time",
+    ),
+]

@@ -1,0 +1,214 @@
+"""GG106: backward on a value that has no graph.
+
+## What it does
+
+Finds `backward()` called on a value whose graph was cut before it was
+computed: built from `.detach()`, from `.item()` (which yields a Python
+number), or entirely under `torch.no_grad()`. The squiggle is on the backward
+call; the message names what cut the graph.
+
+## Why is this bad
+
+There is nothing to differentiate. For a detached tensor torch 2.13 raises:
+
+```text
+RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn
+```
+
+and after `.item()` the "loss" is a plain `float`:
+
+```text
+AttributeError: 'float' object has no attribute 'backward'
+```
+
+A common wrong "fix" is to re-wrap the value,
+`torch.tensor(loss, requires_grad=True)`: the error goes away, but the new
+tensor is a fresh leaf and the model's gradients stay `None`, so training
+silently does nothing.
+
+## Example
+
+```python
+pred = model(x).detach()
+loss = F.mse_loss(pred, y)
+loss.backward()  # GG106: the graph was cut on the line above
+```
+
+## Fix
+
+Remove the `.detach()` or `.item()` that cut the graph:
+
+```python
+pred = model(x)
+loss = F.mse_loss(pred, y)
+loss.backward()
+```
+
+If it was there for logging or to save memory, keep a separate copy for that
+purpose (`logged = loss.item()` after the backward) rather than cutting the
+loss itself. `retain_graph` has nothing to do with this error.
+
+## When it does not fire
+
+- Only a *target* is detached (a teacher's output, a target network's value):
+  the loss still depends on the trained model.
+- `.item()` is used only for logging, and backward runs on the tensor.
+- Backward is called *inside* a `no_grad` block on a loss built outside it:
+  torch allows that.
+- `.clone()`, `.to(...)`, `torch.as_tensor` keep the graph.
+"""
+
+from __future__ import annotations
+
+from .base import Invalid, Rule, Valid
+
+RULE = Rule(
+    code="GG106",
+    name="backward-without-graph",
+    summary="Backward on a value whose graph was cut by .detach(), .item() or no_grad.",
+    message="`{loss}` has no grad_fn: its graph was cut by {cause}, so there is nothing to backpropagate",
+    fixes={
+        "remove-detach": (
+            "Remove the .detach()/.item() that cut the graph",
+            "The loss keeps its graph and trains the model; log a separate .item() copy if you need one.",
+        ),
+    },
+    variants={
+        "float": (
+            "`{loss}` is a Python number, not a tensor: {cause} turned it into a float, "
+            "which has no `.backward()`"
+        ),
+    },
+)
+
+VALID: list[Valid] = [
+    # .item() only for logging.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+criterion = nn.MSELoss()
+x = torch.randn(8, 3)
+y = torch.randn(8, 1)
+history = []
+for step in range(3):
+    opt.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    opt.step()
+    history.append(loss.item())
+"""
+    ),
+    # Distillation: the teacher's output is detached, the student's is not.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+teacher = nn.Linear(6, 4)
+student = nn.Linear(6, 4)
+opt = torch.optim.SGD(student.parameters(), lr=0.1)
+x = torch.randn(5, 6)
+soft_targets = F.softmax(teacher(x), dim=1).detach()
+loss = F.kl_div(F.log_softmax(student(x), dim=1), soft_targets, reduction="batchmean")
+opt.zero_grad()
+loss.backward()
+opt.step()
+"""
+    ),
+    # Backward inside no_grad on a loss recorded outside it.
+    Valid(
+        """\
+import torch
+
+w = torch.randn(3, requires_grad=True)
+loss = (w * w).sum()
+with torch.no_grad():
+    loss.backward()
+"""
+    ),
+    # .clone() and .to() keep the graph.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Linear(3, 2)
+out = model(torch.randn(4, 3)).clone().to(torch.float64)
+loss = out.pow(2).mean()
+loss.backward()
+"""
+    ),
+]
+
+INVALID: list[Invalid] = [
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+model = nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(8, 3)
+y = torch.randn(8, 1)
+pred = model(x).detach()
+loss = F.mse_loss(pred, y)
+opt.zero_grad()
+loss.backward()
+opt.step()
+""",
+        line=13,
+        error="RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn",
+    ),
+    # Variant "float": .item() made the loss a Python number.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Linear(8, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+criterion = nn.MSELoss()
+x = torch.randn(8, 3)
+y = torch.randn(8, 1)
+for step in range(3):
+    opt.zero_grad()
+    loss = criterion(model(x), y).item()
+    loss.backward()
+    opt.step()
+""",
+        line=13,
+        error="AttributeError: 'float' object has no attribute 'backward'",
+    ),
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+encoder = nn.Linear(6, 4)
+classifier = nn.Linear(4, 3)
+opt = torch.optim.Adam([*encoder.parameters(), *classifier.parameters()], lr=1e-3)
+x = torch.randn(5, 6)
+labels = torch.tensor([0, 2, 1, 1, 0])
+logits = classifier(torch.relu(encoder(x)))
+loss = (F.cross_entropy(logits, labels) + 1e-4 * logits.pow(2).mean()).detach()
+opt.zero_grad()
+loss.backward()
+opt.step()
+""",
+        line=14,
+        error="RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn",
+    ),
+]

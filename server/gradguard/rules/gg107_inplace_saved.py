@@ -1,0 +1,212 @@
+"""GG107: an in-place change to a tensor that a later backward needs.
+
+## What it does
+
+Finds an in-place operation (`y.mul_(2)`, `y += x`, `y[i] = v`) on a
+tensor that an earlier operation saved for its backward (the output of
+`sigmoid`, `tanh`, `relu`, `exp`; either input of `*` or `@`), when a backward
+through that operation follows. Also finds `nn.ReLU(inplace=True)` placed right
+after `nn.Sigmoid()` or `nn.Tanh()` in an `nn.Sequential`, which overwrites the
+activation's saved output. The squiggle is on the in-place statement (or the
+`ReLU(inplace=True)` call).
+
+## Why is this bad
+
+Every tensor carries a version counter that in-place operations bump. When
+backward unpacks a saved tensor whose version changed, torch 2.13 refuses to
+compute a gradient from the wrong values:
+
+```text
+RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [2, 3]], which is output 0 of Sigmoid, is at version 1; expected version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).
+```
+
+(The bracketed shape and the operation name vary.) The error appears at the
+backward, far from the statement that caused it.
+
+## Example
+
+```python
+probs = torch.sigmoid(layer(x))
+probs.mul_(2)  # GG107: sigmoid saved probs for its backward
+probs.sum().backward()
+```
+
+## Fix
+
+Use the out-of-place form, which leaves the saved tensor untouched:
+
+```python
+probs = torch.sigmoid(layer(x))
+probs = probs.mul(2)
+```
+
+For `y[i] = v`, assign into a copy (`y = y.clone()` first). For
+`nn.ReLU(inplace=True)` after `Sigmoid`/`Tanh`, drop `inplace=True` (the ReLU
+is a no-op on a sigmoid's output anyway). The trade-off is one extra tensor
+allocation per operation. `retain_graph` does not help: the saved values were
+overwritten, not freed.
+
+## When it does not fire
+
+- The tensor was produced by an operation that saves nothing
+  (`y = x + 1; y.mul_(2)` is fine), or it was only multiplied by a Python
+  number (`x * 2` saves the scalar, not `x`).
+- The ResNet pattern `out = bn(conv(x)); out += identity`: batch norm saves
+  its input, not its output.
+- `nn.ReLU(inplace=True)` after a `Linear` or `Conv` layer.
+- The in-place change comes after the last backward through the tensor.
+"""  # noqa: E501 (torch's error messages are quoted verbatim)
+
+from __future__ import annotations
+
+from .base import Invalid, Rule, Valid
+
+RULE = Rule(
+    code="GG107",
+    name="inplace-on-saved-tensor",
+    summary="An in-place change to a tensor that a later backward needs.",
+    message=(
+        "`{op}` changes `{name}` in place, but `{saved_by}` on line {saved_line} saved it for the "
+        "backward on line {backward_line}, which will find it modified"
+    ),
+    fixes={
+        "out-of-place": (
+            "Use the out-of-place operation",
+            "Allocates one more tensor for the result; the saved tensor keeps the values backward needs.",
+        ),
+        "drop-inplace": (
+            "Drop inplace=True",
+            "The activation allocates its own output tensor: a little more memory.",
+        ),
+    },
+    variants={
+        "sequential": (
+            "`ReLU(inplace=True)` right after `{act}` overwrites the output that `{act}` saved for "
+            "its backward"
+        ),
+    },
+)
+
+VALID: list[Valid] = [
+    # In-place after ops that save nothing.
+    Valid(
+        """\
+import torch
+
+x = torch.randn(4, requires_grad=True)
+y = x + 1
+y.mul_(2)
+y[0] = 0.0
+y.sum().backward()
+"""
+    ),
+    # A Python-scalar multiply saves the scalar, not its tensor input.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+layer = nn.Linear(4, 3)
+h = layer(torch.randn(2, 4))
+scaled = h * 0.5
+h.add_(1.0)
+scaled.sum().backward()
+"""
+    ),
+    # ResNet-style residual add after batch norm.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+fc = nn.Linear(4, 4)
+bn = nn.BatchNorm1d(4)
+x = torch.randn(3, 4)
+out = bn(fc(x))
+out += x
+out = torch.relu(out)
+out.sum().backward()
+"""
+    ),
+    # ReLU(inplace=True) after Linear is fine.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(
+    nn.Linear(4, 8),
+    nn.ReLU(inplace=True),
+    nn.Linear(8, 1),
+)
+model(torch.randn(2, 4)).sum().backward()
+"""
+    ),
+]
+
+INVALID: list[Invalid] = [
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+layer = nn.Linear(4, 3)
+x = torch.randn(2, 4)
+probs = torch.sigmoid(layer(x))
+probs.mul_(2)
+loss = probs.sum()
+loss.backward()
+""",
+        line=8,
+        error="RuntimeError: one of the variables needed for gradient computation has been modified "
+        "by an inplace operation",
+    ),
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+fc = nn.Linear(4, 4)
+opt = torch.optim.SGD(fc.parameters(), lr=0.1)
+x = torch.randn(3, 4)
+for step in range(2):
+    h = torch.relu(fc(x))
+    h += x
+    loss = h.pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+        line=10,
+        error="RuntimeError: one of the variables needed for gradient computation has been modified "
+        "by an inplace operation",
+    ),
+    # Variant "sequential".
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(
+    nn.Linear(4, 8),
+    nn.Sigmoid(),
+    nn.ReLU(inplace=True),
+    nn.Linear(8, 1),
+)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+loss = model(torch.randn(2, 4)).pow(2).mean()
+opt.zero_grad()
+loss.backward()
+opt.step()
+""",
+        line=8,
+        error="RuntimeError: one of the variables needed for gradient computation has been modified "
+        "by an inplace operation",
+    ),
+]

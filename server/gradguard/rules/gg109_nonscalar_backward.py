@@ -1,0 +1,164 @@
+"""GG109: backward on a tensor with more than one element, without `gradient=`.
+
+## What it does
+
+Finds `backward()` called with no `gradient` argument on a value that is
+certainly not a scalar: the result of a loss built with `reduction="none"`,
+or a tensor whose shape is known from literal constructor shapes,
+`nn.Linear` layers and elementwise operations. The squiggle is on the backward
+call.
+
+## Why is this bad
+
+`backward()` needs the gradient of the output to start from. torch 2.13
+creates it implicitly (as `1.0`) only for a single-element output; otherwise
+it raises:
+
+```text
+RuntimeError: grad can be implicitly created only for scalar outputs
+```
+
+## Example
+
+```python
+criterion = nn.MSELoss(reduction="none")
+loss = criterion(model(x), y)
+loss.backward()  # GG109: loss has one entry per element
+```
+
+## Fix
+
+Reduce to a scalar first:
+
+```python
+loss.mean().backward()
+```
+
+`.mean()` gives the same gradient scale as the default `reduction="mean"`,
+independent of batch size. `.sum()` scales gradients with the number of
+elements, so the learning rate must be tuned to the batch size. If you kept
+per-element losses on purpose (weighting, masking), apply the weights and then
+reduce, or pass `gradient=` explicitly. `retain_graph` is unrelated.
+
+## When it does not fire
+
+- The value has exactly one element (shape `()`, `(1,)` or `(1, 1)`).
+- `backward(gradient=...)` or `torch.autograd.backward(t, grad_tensors=...)`.
+- The shape is unknown (data from a loader, function parameters): no finding.
+"""
+
+from __future__ import annotations
+
+from .base import Invalid, Rule, Valid
+
+RULE = Rule(
+    code="GG109",
+    name="nonscalar-backward",
+    summary="backward() without gradient= on a tensor that is not a scalar.",
+    message="`{loss}` is not a scalar ({why}); `backward()` without `gradient=` needs a single value",
+    fixes={
+        "mean": (
+            "Reduce with .mean() before backward",
+            "Same gradient scale as reduction='mean', independent of the batch size.",
+        ),
+        "sum": (
+            "Reduce with .sum() before backward",
+            "Gradients grow with the number of elements; the learning rate must follow the batch size.",
+        ),
+    },
+)
+
+VALID: list[Valid] = [
+    # Per-sample losses weighted, then reduced.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+criterion = nn.MSELoss(reduction="none")
+x = torch.randn(8, 4)
+y = torch.randn(8, 1)
+weights = torch.rand(8, 1)
+loss = (criterion(model(x), y) * weights).mean()
+loss.backward()
+"""
+    ),
+    # A single-element output.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+critic = nn.Linear(4, 1)
+value = critic(torch.randn(1, 4))
+value.backward()
+"""
+    ),
+    # An explicit gradient.
+    Valid(
+        """\
+import torch
+
+w = torch.randn(3, requires_grad=True)
+out = w * w
+out.backward(gradient=torch.ones(3))
+"""
+    ),
+]
+
+INVALID: list[Invalid] = [
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+criterion = nn.MSELoss(reduction="none")
+x = torch.randn(8, 4)
+y = torch.randn(8, 1)
+loss = criterion(model(x), y)
+opt.zero_grad()
+loss.backward()
+opt.step()
+""",
+        line=12,
+        error="RuntimeError: grad can be implicitly created only for scalar outputs",
+    ),
+    # Shape known from the constructor and nn.Linear: (8, 1).
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+x = torch.randn(8, 4)
+y = torch.randn(8, 1)
+sq_err = (model(x) - y) ** 2
+sq_err.backward()
+""",
+        line=9,
+        error="RuntimeError: grad can be implicitly created only for scalar outputs",
+    ),
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+model = nn.Linear(6, 3)
+x = torch.randn(5, 6)
+labels = torch.tensor([0, 2, 1, 1, 0])
+loss = F.cross_entropy(model(x), labels, reduction="none")
+loss.backward()
+""",
+        line=10,
+        error="RuntimeError: grad can be implicitly created only for scalar outputs",
+    ),
+]

@@ -1,0 +1,180 @@
+"""## What it does
+Finds `.numpy()` called on a tensor that is still part of an autograd graph:
+a model output, a parameter, or anything computed from them while gradients
+are recorded.
+
+## Why is this bad
+NumPy arrays cannot carry a graph, so torch refuses the conversion rather than
+silently cutting gradients off:
+
+```
+RuntimeError: Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.
+```
+
+It usually bites in logging and metric code (`pred.numpy()`, `loss.numpy()`)
+that worked in an evaluation script under `torch.no_grad()` and then got copied
+into the training loop.
+
+## Example
+```python
+model = nn.Linear(4, 1)
+pred = model(torch.randn(8, 4))
+scores = pred.numpy()  # RuntimeError
+```
+
+## Fix
+Detach first; on a GPU also move to the CPU:
+
+```python
+scores = pred.detach().numpy()        # CPU tensors
+scores = pred.detach().cpu().numpy()  # works on any device
+```
+
+The array shares memory with the detached tensor (on the CPU), so writing into
+it changes `pred`'s values but never its gradient. If the whole block only
+computes metrics, wrapping it in `with torch.no_grad():` also saves the graph's
+memory.
+
+## When it does not fire
+On tensors created without `requires_grad`, under `torch.no_grad()` /
+`torch.inference_mode()`, after `.detach()`, and on outputs of a model whose
+parameters the file freezes (then gradguard cannot prove they require grad).
+"""
+
+from __future__ import annotations
+
+from .base import Invalid, Rule, Valid
+
+RULE = Rule(
+    code="GG110",
+    name="numpy-on-grad-tensor",
+    summary="`.numpy()` on a tensor that requires grad raises; detach it first.",
+    message="`{name}` requires grad, so `.numpy()` raises a RuntimeError; call `.detach()` first",
+    fixes={
+        "detach-numpy": (
+            "Insert `.detach()` before `.numpy()`",
+            "The array no longer tracks gradients; use `.detach().cpu()` for GPU tensors.",
+        ),
+    },
+)
+
+VALID: list[Valid] = [
+    # Under no_grad the output carries no graph.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+x = torch.randn(8, 4)
+with torch.no_grad():
+    pred = model(x)
+scores = pred.numpy()
+"""
+    ),
+    # Already detached.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+x = torch.randn(8, 4)
+pred = model(x)
+scores = pred.detach().numpy()
+loss = pred.pow(2).mean()
+loss.backward()
+"""
+    ),
+    # Plain data never required grad.
+    Valid(
+        """\
+import torch
+
+torch.manual_seed(0)
+x = torch.randn(8, 4)
+x_mean = x.mean(dim=0)
+stats = x_mean.numpy()
+"""
+    ),
+    # A frozen feature extractor: its output does not require grad.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+backbone = nn.Linear(4, 8)
+for p in backbone.parameters():
+    p.requires_grad_(False)
+x = torch.randn(8, 4)
+features = backbone(x).numpy()
+"""
+    ),
+]
+
+INVALID: list[Invalid] = [
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+
+class Regressor(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(x)
+
+
+torch.manual_seed(0)
+model = Regressor()
+x = torch.randn(8, 4)
+pred = model(x)
+scores = pred.numpy()
+""",
+        line=18,
+        error="RuntimeError: Can't call numpy() on Tensor that requires grad.",
+    ),
+    # Logging the loss inside a training loop.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+criterion = nn.MSELoss()
+x = torch.randn(16, 4)
+y = torch.randn(16, 1)
+history = []
+for epoch in range(3):
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    history.append(loss.numpy())
+""",
+        line=16,
+        error="RuntimeError: Can't call numpy() on Tensor that requires grad.",
+    ),
+    # A leaf parameter built by hand.
+    Invalid(
+        """\
+import torch
+
+torch.manual_seed(0)
+w = torch.randn(3, requires_grad=True)
+x = torch.randn(5, 3)
+logits = x @ w
+probs = torch.sigmoid(logits).numpy()
+""",
+        line=7,
+        error="RuntimeError: Can't call numpy() on Tensor that requires grad.",
+    ),
+]

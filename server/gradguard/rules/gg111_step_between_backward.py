@@ -1,0 +1,187 @@
+"""## What it does
+Finds `optimizer.step()` placed between two backward passes over one graph that
+was kept alive with `retain_graph=True` (two losses sharing a forward pass, each
+backpropagated separately).
+
+## Why is this bad
+`step()` updates the parameters in place. The second backward still needs the
+old values of the weights the forward pass saved, sees that their version
+counter moved, and stops (the `[8, 2]` tensor is the last layer's `[2, 8]`
+weight, saved transposed):
+
+```
+RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [8, 2]], which is output 0 of AsStrided, is at version 2; expected version 1 instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).
+```
+
+Where no saved weight happens to be involved, the second backward runs, but its
+gradient belongs to the weights before the step, and it lands in `.grad` on top
+of the first loss's gradient, which the step has already applied once.
+
+## Example
+```python
+out = model(x)
+loss_a = out[:, 0].pow(2).mean()
+loss_b = out[:, 1].abs().mean()
+loss_a.backward(retain_graph=True)
+optimizer.step()      # changes the weights loss_b's graph saved
+loss_b.backward()     # RuntimeError
+```
+
+## Fix
+Finish every backward pass over the graph, then step once:
+
+```python
+loss_a.backward(retain_graph=True)
+loss_b.backward()
+optimizer.step()
+```
+
+The two gradients are now summed into one update, which is what a shared forward
+pass means. If you really want two sequential updates, run a fresh forward pass
+after the first `step()` (and drop `retain_graph`).
+
+## When it does not fire
+When the second loss comes from a forward pass made after the step, when
+nothing steps between the two backward calls, or when the two backward calls
+share no graph.
+"""  # noqa: E501 (torch's error messages are quoted verbatim)
+
+from __future__ import annotations
+
+from .base import Invalid, Rule, Valid
+
+RULE = Rule(
+    code="GG111",
+    name="step-between-backward",
+    summary="`optimizer.step()` between two backward passes over one graph changes weights the second needs.",
+    message=(
+        "`{optimizer}.step()` runs between the backward on line {first_line} and the backward on line "
+        "{second_line} through the same graph; it changes saved weights in place, so the second one raises"
+    ),
+    fixes={
+        "step-after-backward": (
+            "Move the step after the last backward",
+            "Both losses' gradients go into one update instead of two sequential ones.",
+        ),
+    },
+)
+
+VALID: list[Valid] = [
+    # Both backward passes first, then one step.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(16, 4)
+out = model(x)
+loss_a = out[:, 0].pow(2).mean()
+loss_b = out[:, 1].abs().mean()
+optimizer.zero_grad()
+loss_a.backward(retain_graph=True)
+loss_b.backward()
+optimizer.step()
+"""
+    ),
+    # Two sequential updates, each with its own forward pass.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(16, 4)
+loss_a = model(x)[:, 0].pow(2).mean()
+optimizer.zero_grad()
+loss_a.backward()
+optimizer.step()
+loss_b = model(x)[:, 1].abs().mean()
+optimizer.zero_grad()
+loss_b.backward()
+optimizer.step()
+"""
+    ),
+    # A step between backward passes of two separate graphs, in a loop.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+for step in range(3):
+    x = torch.randn(16, 4)
+    loss = model(x).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+    ),
+]
+
+INVALID: list[Invalid] = [
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(16, 4)
+out = model(x)
+loss_a = out[:, 0].pow(2).mean()
+loss_b = out[:, 1].abs().mean()
+optimizer.zero_grad()
+loss_a.backward(retain_graph=True)
+optimizer.step()
+loss_b.backward()
+""",
+        line=13,
+        error="RuntimeError: one of the variables needed for gradient computation has been modified",
+    ),
+    # A shared encoder with two heads, stepped after the first head's loss.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class TwoHeads(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.encoder = nn.Linear(4, 8)
+        self.cls = nn.Linear(8, 3)
+        self.reg = nn.Linear(8, 1)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = torch.relu(self.encoder(x))
+        return self.cls(h), self.reg(h)
+
+
+torch.manual_seed(0)
+model = TwoHeads()
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+x = torch.randn(16, 4)
+labels = torch.randint(0, 3, (16,))
+targets = torch.randn(16, 1)
+for step in range(2):
+    logits, value = model(x)
+    cls_loss = F.cross_entropy(logits, labels)
+    reg_loss = F.mse_loss(value, targets) + 0.1 * cls_loss
+    optimizer.zero_grad()
+    cls_loss.backward(retain_graph=True)
+    optimizer.step()
+    reg_loss.backward()
+""",
+        line=30,
+        error="RuntimeError: one of the variables needed for gradient computation has been modified",
+    ),
+]

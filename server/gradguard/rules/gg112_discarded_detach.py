@@ -1,0 +1,173 @@
+"""## What it does
+Finds a `.detach()` call used as a statement on its own, such as `h.detach()`,
+whose result is thrown away.
+
+## Why is this bad
+`detach()` is not in place: it returns a new tensor that shares the data but
+has no graph, and leaves `h` exactly as it was. The line does nothing, while
+reading as if it cut the graph. What follows depends on why it was written:
+
+- In truncated backpropagation through time the hidden state keeps its graph,
+  and the second iteration's backward reaches the freed first iteration:
+
+  ```
+  RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.
+  ```
+
+- For a bootstrapped target (TD learning, self-distillation) nothing fails:
+  gradients silently flow into the target too and the update is wrong.
+
+## Example
+```python
+for step in range(3):
+    h.detach()            # no effect
+    out, h = rnn(x, h)
+    loss = criterion(head(out[:, -1]), target)
+    loss.backward()       # RuntimeError in the second iteration
+```
+
+## Fix
+Assign the result back:
+
+```python
+h = h.detach()
+```
+
+No trade-off: this is what the line meant. (`h.detach_()` detaches in place,
+but raises `RuntimeError: Can't detach views in-place. Use detach() instead.`
+on views such as `out[-1]`; the assignment always works.)
+
+## When it does not fire
+When the result is used (`h = h.detach()`, `hs.append(h.detach())`,
+`print(h.detach())`) and for the in-place `h.detach_()`.
+"""  # noqa: E501 (torch's error messages are quoted verbatim)
+
+from __future__ import annotations
+
+from .base import Invalid, Rule, Valid
+
+RULE = Rule(
+    code="GG112",
+    name="discarded-detach",
+    summary="`x.detach()` as a statement does nothing; the result must be assigned.",
+    message=(
+        "the result of `{name}.detach()` is discarded, so `{name}` keeps its graph; "
+        "write `{name} = {name}.detach()`"
+    ),
+    fixes={
+        "assign-detach": (
+            "Assign the result: `x = x.detach()`",
+            "None; this is what the statement intended.",
+        ),
+    },
+)
+
+VALID: list[Valid] = [
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+rnn = nn.GRU(4, 8, batch_first=True)
+head = nn.Linear(8, 1)
+optimizer = torch.optim.Adam(list(rnn.parameters()) + list(head.parameters()), lr=1e-3)
+h = torch.zeros(1, 2, 8)
+for step in range(3):
+    x = torch.randn(2, 5, 4)
+    target = torch.randn(2, 1)
+    h = h.detach()
+    out, h = rnn(x, h)
+    loss = nn.functional.mse_loss(head(out[:, -1]), target)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+    ),
+    # The detached value is used.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+encoder = nn.Linear(4, 8)
+states = []
+for step in range(3):
+    h = torch.tanh(encoder(torch.randn(2, 4)))
+    states.append(h.detach())
+    h.sum().backward()
+"""
+    ),
+    # In-place detach on a tensor that is not a view.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+cell = nn.GRUCell(4, 8)
+optimizer = torch.optim.SGD(cell.parameters(), lr=0.1)
+h = torch.zeros(2, 8)
+for step in range(3):
+    h.detach_()
+    h = cell(torch.randn(2, 4), h)
+    loss = h.pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+    ),
+]
+
+INVALID: list[Invalid] = [
+    # Truncated BPTT that never truncates.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+rnn = nn.GRU(4, 8, batch_first=True)
+head = nn.Linear(8, 1)
+optimizer = torch.optim.Adam(list(rnn.parameters()) + list(head.parameters()), lr=1e-3)
+h = torch.zeros(1, 2, 8)
+for step in range(3):
+    x = torch.randn(2, 5, 4)
+    target = torch.randn(2, 1)
+    h.detach()
+    out, h = rnn(x, h)
+    loss = nn.functional.mse_loss(head(out[:, -1]), target)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+        line=12,
+        error="RuntimeError: Trying to backward through the graph a second time",
+    ),
+    # A TD target that was meant to be a constant: the gradient silently
+    # includes the target's own dependence on the weights.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+q_net = nn.Linear(4, 1)
+states = torch.randn(8, 4)
+next_states = torch.randn(8, 4)
+rewards = torch.randn(8, 1)
+q = q_net(states)
+target = rewards + 0.9 * q_net(next_states)
+target.detach()
+loss = F.mse_loss(q, target)
+loss.backward()
+""",
+        line=12,
+        effect=(
+            "not torch.allclose(q_net.weight.grad, torch.autograd.grad("
+            "F.mse_loss(q_net(states), rewards + 0.9 * q_net(next_states).detach()), q_net.weight)[0])"
+        ),
+    ),
+]

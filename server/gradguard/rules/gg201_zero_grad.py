@@ -1,0 +1,221 @@
+"""## What it does
+Finds a training loop that calls `loss.backward()` and `optimizer.step()` but
+never clears the gradients (`optimizer.zero_grad()` or `model.zero_grad()`),
+and a loop that clears them between `backward()` and `step()`.
+
+## Why is this bad
+`backward()` adds into `.grad`; it never overwrites. Nothing raises, but:
+
+- **Missing:** every step applies the sum of all gradients so far, an
+  unrequested momentum whose step size grows with the iteration count. In the
+  first example below, after 5 steps the stored gradient is 9.7 times the
+  current batch's own gradient (1.06 times with `zero_grad()`, the difference
+  being the last step's weight change). The loss may even fall faster at first,
+  which is why this survives until a run diverges.
+- **Misplaced** (`backward(); zero_grad(); step()`): `zero_grad()` throws the
+  fresh gradient away just before the step uses it (since torch 2.0 it sets
+  `.grad` to `None`, and optimizers skip such parameters). The weights never
+  change: the loss in the second example is identical at every epoch.
+
+## Example
+```python
+for epoch in range(5):
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()        # gradients of all previous epochs included
+```
+
+## Fix
+Clear the gradients once per step, before `backward()`:
+
+```python
+for epoch in range(5):
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+```
+
+Placing it anywhere outside the backward-to-step window is equivalent. If you
+meant to accumulate gradients over several batches, make that explicit: clear
+them under the same condition that steps (`if (i + 1) % k == 0:`), which
+gradguard recognises.
+
+## When it does not fire
+When any `zero_grad()` of the optimizer or of the model runs in the loop outside
+the backward-to-step window, when gradients are cleared by hand
+(`p.grad = None`), and when the loop it finds is not clearly a training loop
+(no step, or backward only through an unknown value).
+"""
+
+from __future__ import annotations
+
+from .base import Invalid, Rule, Valid
+
+RULE = Rule(
+    code="GG201",
+    name="zero-grad-missing-or-misplaced",
+    summary="Training loop without `zero_grad()`, or with it between `backward()` and `step()`.",
+    message=(
+        "this loop steps `{optimizer}` but never calls `zero_grad()`: gradients accumulate across iterations "
+        "and each step applies their running sum"
+    ),
+    fixes={
+        "zero-grad-before-backward": (
+            "Call `zero_grad()` before `backward()`",
+            "Each step uses only its own batch's gradient; deliberate accumulation needs a condition.",
+        ),
+        "move-zero-grad": (
+            "Move `zero_grad()` before `backward()`",
+            "None; between backward and step it discards the gradient the step needs.",
+        ),
+    },
+    variants={
+        "misplaced": (
+            "`{optimizer}.zero_grad()` runs after the backward on line {backward_line} and before the step "
+            "on line {step_line}: it discards the fresh gradients, so the step changes nothing"
+        ),
+    },
+)
+
+VALID: list[Valid] = [
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+criterion = nn.MSELoss()
+x = torch.randn(32, 4)
+y = torch.randn(32, 1)
+for epoch in range(5):
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+"""
+    ),
+    # Cleared after the step, through the model: equivalent.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+x = torch.randn(32, 4)
+y = torch.randn(32, 1)
+for epoch in range(5):
+    loss = nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+    model.zero_grad()
+"""
+    ),
+    # Deliberate accumulation over two micro-batches.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+accum_steps = 2
+for i in range(6):
+    x = torch.randn(8, 4)
+    y = torch.randn(8, 1)
+    loss = nn.functional.mse_loss(model(x), y) / accum_steps
+    loss.backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+"""
+    ),
+]
+
+INVALID: list[Invalid] = [
+    # Missing: the stored gradient is the running sum, several times the
+    # current batch's own gradient.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+criterion = nn.MSELoss()
+x = torch.randn(32, 4)
+y = torch.randn(32, 1)
+for epoch in range(5):
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+""",
+        line=13,
+        effect=(
+            "model.weight.grad.norm() > 2 * torch.autograd.grad("
+            "criterion(model(x), y), model.weight)[0].norm()"
+        ),
+    ),
+    # Misplaced: the weights never move, so the logged loss never changes.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+
+class MLP(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x)
+
+
+torch.manual_seed(0)
+model = MLP()
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+x = torch.randn(32, 4)
+y = torch.randn(32, 1)
+losses = []
+for epoch in range(5):
+    loss = nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    optimizer.zero_grad()
+    optimizer.step()
+    losses.append(loss.item())
+""",
+        line=23,
+        effect="losses[0] == losses[-1]",
+    ),
+    # Missing, with a classifier.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 3))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+criterion = nn.CrossEntropyLoss()
+x = torch.randn(32, 4)
+labels = torch.randint(0, 3, (32,))
+for epoch in range(5):
+    logits = model(x)
+    loss = criterion(logits, labels)
+    loss.backward()
+    optimizer.step()
+""",
+        line=14,
+        effect=(
+            "model[2].weight.grad.norm() > 2 * torch.autograd.grad("
+            "criterion(model(x), labels), model[2].weight)[0].norm()"
+        ),
+    ),
+]

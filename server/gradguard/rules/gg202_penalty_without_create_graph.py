@@ -1,0 +1,170 @@
+"""## What it does
+Finds a gradient computed with `torch.autograd.grad(...)` without
+`create_graph=True` whose result is then folded into a loss that is
+backpropagated: a gradient penalty (WGAN-GP, R1), input-gradient
+regularisation, or any double-backprop objective.
+
+## Why is this bad
+Without `create_graph=True` the returned gradient is a constant: it has no
+`grad_fn` and `requires_grad` is `False`. Adding a penalty built from it to the
+loss changes the loss's value and nothing else; the penalty's gradient is
+silently zero, so the regularisation you are paying to compute never acts. In
+the first example `penalty.requires_grad` is `False` and the critic's weight
+gradient is the same with or without the `10 * penalty` term. No warning,
+no error.
+
+## Example
+```python
+grads, = torch.autograd.grad(critic(mixed).sum(), mixed)
+penalty = ((grads.norm(dim=1) - 1) ** 2).mean()
+loss = critic(fake).mean() - critic(real).mean() + 10 * penalty
+loss.backward()   # penalty contributes nothing
+```
+
+## Fix
+Ask autograd to record the gradient computation itself:
+
+```python
+grads, = torch.autograd.grad(critic(mixed).sum(), mixed, create_graph=True)
+```
+
+The trade-off is real: the backward pass is now part of the graph, so memory
+and time for that step roughly double. That is the cost of a gradient penalty.
+
+## When it does not fire
+With `create_graph=True`, and when the gradient is only inspected (logged,
+compared, clipped by hand under `no_grad`) and never reaches a backward.
+"""
+
+from __future__ import annotations
+
+from .base import Invalid, Rule, Valid
+
+RULE = Rule(
+    code="GG202",
+    name="penalty-without-create-graph",
+    summary="A gradient penalty from `autograd.grad` without `create_graph=True` has no gradient.",
+    message=(
+        "`{name}` comes from `autograd.grad` without `create_graph=True`, so it is a constant: "
+        "the term it adds to `{loss}` contributes no gradient"
+    ),
+    fixes={
+        "create-graph": (
+            "Pass `create_graph=True`",
+            "The penalty now trains, at roughly twice the memory and time of that backward pass.",
+        ),
+    },
+)
+
+VALID: list[Valid] = [
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+critic = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1))
+optimizer = torch.optim.Adam(critic.parameters(), lr=1e-3)
+real = torch.randn(8, 2)
+fake = torch.randn(8, 2)
+alpha = torch.rand(8, 1)
+mixed = (alpha * real + (1 - alpha) * fake).requires_grad_()
+score = critic(mixed)
+grads, = torch.autograd.grad(score.sum(), mixed, create_graph=True)
+penalty = ((grads.norm(dim=1) - 1) ** 2).mean()
+loss = critic(fake).mean() - critic(real).mean() + 10 * penalty
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+"""
+    ),
+    # The gradient is only logged, never trained on.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+x = torch.randn(8, 4)
+loss = model(x).pow(2).mean()
+g_w, = torch.autograd.grad(loss, model.weight)
+grad_norm = g_w.norm().item()
+"""
+    ),
+    # A saliency map: gradient of the output w.r.t. the input, no training.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+x = torch.randn(2, 4, requires_grad=True)
+logits = model(x)
+saliency, = torch.autograd.grad(logits[:, 0].sum(), x)
+saliency = saliency.abs()
+"""
+    ),
+]
+
+INVALID: list[Invalid] = [
+    # WGAN-GP critic step.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+critic = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1))
+optimizer = torch.optim.Adam(critic.parameters(), lr=1e-3)
+real = torch.randn(8, 2)
+fake = torch.randn(8, 2)
+alpha = torch.rand(8, 1)
+mixed = (alpha * real + (1 - alpha) * fake).requires_grad_()
+score = critic(mixed)
+grads, = torch.autograd.grad(score.sum(), mixed)
+penalty = ((grads.norm(dim=1) - 1) ** 2).mean()
+loss = critic(fake).mean() - critic(real).mean() + 10 * penalty
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+""",
+        line=12,
+        effect="not penalty.requires_grad",
+    ),
+    # Input-gradient regularisation ("double backprop") on a classifier.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Classifier(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(4, 16)
+        self.fc2 = nn.Linear(16, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc2(torch.tanh(self.fc1(x)))
+
+
+torch.manual_seed(0)
+model = Classifier()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+labels = torch.randint(0, 3, (8,))
+for step in range(2):
+    x = torch.randn(8, 4).requires_grad_()
+    ce = F.cross_entropy(model(x), labels)
+    grad_x, = torch.autograd.grad(ce, x, retain_graph=True)
+    total = ce + 0.1 * grad_x.pow(2).sum()
+    optimizer.zero_grad()
+    total.backward()
+    optimizer.step()
+""",
+        line=23,
+        effect="not grad_x.requires_grad",
+    ),
+]

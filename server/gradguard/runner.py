@@ -1,0 +1,228 @@
+"""Checking and fixing files, serially or on all cores, into output records."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import tempfile
+import tokenize
+import traceback
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import api, registry
+from .findings import Finding, Span
+from .notebook import Notebook, NotebookError, renumber_lines
+from .output import Diagnostic, EditRecord, FixRecord, Location, RelatedRecord
+from .settings import Settings
+
+PARALLEL_THRESHOLD = 16
+
+
+@dataclass(frozen=True)
+class Job:
+    path: str  # absolute path; for standard input, the --stdin-filename or "-"
+    display: str
+    settings: Settings
+    mode: str = "check"  # "check", "fix" or "diff"
+    text: str | None = None  # the source, when it comes from standard input
+    notebook: bool = False
+    # Compute the edits of each preferred fix for the report (JSON, SARIF). Costly (a libcst parse
+    # per fix), so text output only counts the fixes the engine offers.
+    with_fixes: bool = True
+
+
+@dataclass
+class Outcome:
+    job: Job
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    error: str | None = None
+    original: str | None = None  # as read, newlines untouched
+    fixed: str | None = None  # the new text when fixes changed it
+    applied: int = 0
+    encoding: str = "utf-8"
+
+
+def read_text(path: Path, notebook: bool) -> tuple[str, str]:
+    """The decoded text and its encoding (PEP 263 cookie or BOM for Python; UTF-8 for notebooks)."""
+    data = path.read_bytes()
+    encoding = "utf-8"
+    if not notebook:
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        except SyntaxError as exc:  # an unknown encoding in the cookie
+            raise UnicodeError(str(exc)) from exc
+    elif data.startswith(b"\xef\xbb\xbf"):
+        encoding = "utf-8-sig"
+    try:
+        return data.decode(encoding), encoding
+    except UnicodeDecodeError as exc:
+        bad = exc.object[exc.start : exc.start + 1].hex()
+        name = "UTF-8" if encoding.startswith("utf-8") else encoding
+        raise UnicodeError(f"not valid {name}: byte 0x{bad} at offset {exc.start}") from exc
+
+
+def _diagnostics(
+    findings: Sequence[Finding], source: str, job: Job, notebook: Notebook | None = None
+) -> list[Diagnostic]:
+    def place(span: Span) -> tuple[Location, Location, int | None]:
+        """1-based positions, relative to the cell for notebooks, and the cell number."""
+        if notebook is not None:
+            located = notebook.to_cell_span(span)
+            if located is not None:
+                cell, local = located
+                return (
+                    Location(local.line, local.col + 1),
+                    Location(local.end_line, local.end_col + 1),
+                    cell.number,
+                )
+        return Location(span.line, span.col + 1), Location(span.end_line, span.end_col + 1), None
+
+    def text(message: str, home: int | None) -> str:
+        return message if notebook is None else renumber_lines(message, notebook, home)
+
+    result = []
+    for finding in findings:
+        start, end, cell = place(finding.span)
+        fix_record = None
+        fixable = bool(finding.fixes)
+        if (job.with_fixes or notebook is not None) and finding.fixes:
+            fix = api.compute_fix(source, finding.fixes[0])
+            if fix is not None and (notebook is None or notebook.fix_fits(fix)):
+                edits = []
+                cells = set()
+                for edit in fix.edits:
+                    edit_start, edit_end, edit_cell = place(edit.span)
+                    edits.append(EditRecord(edit.new_text, edit_start, edit_end))
+                    cells.add(edit_cell)
+                fixable = True
+                # Edits carry no cell of their own (as in ruff), so a report can only hold a fix
+                # whose edits are all in the finding's cell; --fix applies the others too.
+                if cells <= {cell}:
+                    fix_record = FixRecord(fix.title, tuple(edits))
+            else:
+                fixable = False
+        related = []
+        for item in finding.related:
+            r_start, r_end, r_cell = place(item.span)
+            related.append(RelatedRecord(text(item.message, cell), r_start, r_end, r_cell, item.role))
+        result.append(
+            Diagnostic(
+                code=finding.code,
+                message=text(finding.message, cell),
+                path=job.path,
+                display=job.display,
+                location=start,
+                end_location=end,
+                severity=job.settings.severity_for(finding.code),
+                cell=cell,
+                fix=fix_record,
+                url=registry.docs_url(finding.code),
+                noqa_row=start.row,
+                related=tuple(related),
+                chain=text(finding.chain, cell),
+                fixable=fixable,
+            )
+        )
+    return result
+
+
+def _check_python(text: str, job: Job, outcome: Outcome) -> None:
+    newline = "\r\n" if "\r\n" in text else "\n"
+    source = text.replace("\r\n", "\n")
+    # Fast path: a file that never mentions torch cannot build an autograd graph we can see.
+    if "torch" not in source:
+        return
+    if job.mode in ("fix", "diff"):
+        fixed, outcome.applied = api.fix_source(source, job.path, job.settings)
+        if fixed != source:
+            outcome.fixed = fixed.replace("\n", newline) if newline != "\n" else fixed
+            source = fixed
+    findings = api.check_source(source, job.path, job.settings)
+    outcome.diagnostics = _diagnostics(findings, source, job)
+
+
+def _check_notebook(text: str, job: Job, outcome: Outcome) -> None:
+    if "torch" not in text:
+        try:
+            Notebook.parse(text)  # still report broken JSON
+        except NotebookError as exc:
+            outcome.error = f"{job.display}: {exc}"
+        return
+    try:
+        if job.mode in ("fix", "diff"):
+            fixed, outcome.applied = api.fix_notebook(text, job.path, job.settings)
+            if fixed != text:
+                outcome.fixed = fixed
+                text = fixed
+        checked = api.check_notebook(text, job.path, job.settings)
+    except NotebookError as exc:
+        outcome.error = f"{job.display}: {exc}"
+        return
+    outcome.diagnostics = _diagnostics(checked.findings, checked.notebook.program, job, checked.notebook)
+
+
+def run_job(job: Job) -> Outcome:
+    outcome = Outcome(job)
+    try:
+        if job.text is not None:
+            text = job.text
+        else:
+            text, outcome.encoding = read_text(Path(job.path), job.notebook)
+    except UnicodeError as exc:
+        outcome.error = f"{job.display}: {exc}; file skipped"
+        return outcome
+    except OSError as exc:
+        outcome.error = f"{job.display}: cannot read: {exc.strerror or exc}"
+        return outcome
+    outcome.original = text
+    try:
+        if job.notebook:
+            _check_notebook(text, job, outcome)
+        else:
+            _check_python(text, job, outcome)
+    except RecursionError:
+        outcome.error = f"{job.display}: too deeply nested to analyse; file skipped"
+    except Exception as exc:  # one file's internal error must not end the whole scan
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        where = f"{Path(frame.filename).name}:{frame.lineno}"
+        outcome.error = (
+            f"{job.display}: internal error ({type(exc).__name__}: {exc} at {where}); file skipped. "
+            "Please report this with the file."
+        )
+        outcome.diagnostics = []
+    return outcome
+
+
+def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[Outcome]:
+    """Outcomes in job order; large batches go to a process pool over all cores."""
+    workers = workers or os.cpu_count() or 1
+    if len(jobs) > PARALLEL_THRESHOLD and workers > 1:
+        try:
+            with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+                chunksize = max(1, len(jobs) // (workers * 4))
+                return list(pool.map(run_job, jobs, chunksize=chunksize))
+        except (OSError, BrokenProcessPool, NotImplementedError):
+            pass  # no working process pool here (e.g. no semaphores): do it serially
+    return [run_job(job) for job in jobs]
+
+
+def write_atomic(path: Path, text: str, encoding: str) -> None:
+    """Replace ``path`` with ``text``: temp file in the same directory, fsync, rename."""
+    mode = path.stat().st_mode & 0o7777
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".gradguard-tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding=encoding, newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise

@@ -1,0 +1,168 @@
+"""Ground truth for the evaluation corpus: every script really does what its header says.
+
+Each ``tests/corpus/*.py`` script is run under real torch, in worker subprocesses (never
+in the pytest process): a script with a ``# raises: <prefix>`` header must raise, as its
+first error, an exception whose ``f"{type(e).__name__}: {e}"`` starts with that prefix;
+a script without one must run clean. This checks the labels, not the engine's precision
+(``scripts/corpus_eval.py`` reports that).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CORPUS = Path(__file__).parent / "corpus"
+SCRIPTS = sorted(CORPUS.glob("*.py"))
+CODES = {
+    *(f"GG1{n:02d}" for n in range(1, 13)),
+    "GG201",
+    "GG202",
+    "GG203",
+    "GG301",
+    "GG302",
+}
+EXPECT_RE = re.compile(r"#\s*expect:\s*(GG\d{3}(?:\s*,\s*GG\d{3})*)\s*$")
+RAISES_RE = re.compile(r"^#\s*raises:\s*(.+?)\s*$", re.MULTILINE)
+CORPUS_RE = re.compile(r"^#\s*corpus:\s*\S", re.MULTILINE)
+# Generous, so a loaded machine does not flake; scripts take ~0.01-0.3 s each.
+PER_SCRIPT_SECONDS = 10.0
+# Codes whose squiggle sits on the very statement that raises: for these the labels are
+# checked against the line of the innermost traceback frame in the script.
+RAISE_AT_SQUIGGLE = {"GG101", "GG102", "GG106", "GG108", "GG109", "GG110"}
+
+# One worker imports torch once, then runs its share of scripts one after another with
+# runpy. Global torch state a script could leave behind is reset between scripts; each
+# script seeds its own RNG. Script output is swallowed; results come back as JSON.
+WORKER = r"""
+import contextlib, io, json, os, runpy, sys, time, traceback, warnings
+import torch
+
+# Warm up lazy imports and first-op setup so they are not charged to the first script.
+import numpy, torch.nn, torch.nn.functional, torch.optim, torch.distributions
+_m = torch.nn.Linear(2, 2)
+torch.optim.Adam(_m.parameters()).zero_grad()
+_m(torch.randn(1, 2)).sum().backward()
+
+results = []
+for path in sys.argv[1:]:
+    torch.set_grad_enabled(True)
+    torch.autograd.set_detect_anomaly(False)
+    torch.set_default_dtype(torch.float32)
+    sink = io.StringIO()
+    error = None
+    line = None
+    start = time.perf_counter()
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            warnings.simplefilter("ignore")
+            runpy.run_path(path, run_name="__main__")
+    except BaseException as e:  # the ground truth we are after
+        error = f"{type(e).__name__}: {e}"
+        frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == path]
+        line = frames[-1].lineno if frames else None
+    results.append({"path": path, "error": error, "line": line, "seconds": time.perf_counter() - start})
+print(json.dumps(results))
+"""
+
+
+def header_raises(source: str) -> str | None:
+    head = "\n".join(line for line in source.splitlines()[:5] if line.startswith("#"))
+    m = RAISES_RE.search(head)
+    return m.group(1) if m else None
+
+
+def expectations(source: str) -> list[tuple[str, int]]:
+    found: list[tuple[str, int]] = []
+    for lineno, line in enumerate(source.splitlines(), start=1):
+        m = EXPECT_RE.search(line)
+        if m:
+            found.extend((code.strip(), lineno) for code in m.group(1).split(","))
+    return found
+
+
+@cache
+def run_corpus() -> dict[str, dict[str, Any]]:
+    """Run every script once, split over parallel workers; keyed by file name."""
+    n_workers = max(1, min(len(SCRIPTS), os.cpu_count() or 1, 8))
+    # Longest-first round robin would need timings; interleaving by name is good enough.
+    shares = [SCRIPTS[i::n_workers] for i in range(n_workers)]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WORKER, *map(str, share)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=CORPUS,
+            env=env,
+        )
+        for share in shares
+        if share
+    ]
+    results: dict[str, dict[str, Any]] = {}
+    for proc in procs:
+        try:
+            out, err = proc.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            for p in procs:
+                p.kill()
+            raise
+        assert proc.returncode == 0, f"corpus worker failed:\n{err[-4000:]}"
+        for item in json.loads(out.strip().splitlines()[-1]):
+            results[Path(item["path"]).name] = item
+    return results
+
+
+def test_corpus_is_large_enough_and_covers_every_code() -> None:
+    assert len(SCRIPTS) >= 44
+    counts: dict[str, int] = dict.fromkeys(CODES, 0)
+    buggy = 0
+    for path in SCRIPTS:
+        labels = expectations(path.read_text())
+        buggy += bool(labels)
+        for code, _ in labels:
+            counts[code] += 1
+    too_few = {code: n for code, n in counts.items() if n < 2}
+    assert not too_few, f"codes with fewer than 2 expected findings: {too_few}"
+    clean = len(SCRIPTS) - buggy
+    assert buggy >= 20 and clean >= 20, (buggy, clean)
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)
+def test_labels_are_well_formed(path: Path) -> None:
+    source = path.read_text()
+    assert CORPUS_RE.search(source.splitlines()[0]), "first line must be '# corpus: <description>'"
+    for code, lineno in expectations(source):
+        assert code in CODES, f"line {lineno}: unknown code {code}"
+    # A label typo such as "# expect GG101" would silently drop an expectation.
+    for lineno, line in enumerate(source.splitlines(), start=1):
+        if "expect" in line and "#" in line and not line.lstrip().startswith("#"):
+            assert EXPECT_RE.search(line), f"line {lineno}: malformed expectation comment"
+    compile(source, str(path), "exec")
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)
+def test_script_behaves_as_labelled(path: Path) -> None:
+    result = run_corpus()[path.name]
+    expected = header_raises(path.read_text())
+    error = result["error"]
+    if expected is None:
+        assert error is None, f"expected a clean run, got {error}"
+    else:
+        assert error is not None, f"expected {expected!r}, but the script ran clean"
+        assert error.startswith(expected), f"expected prefix {expected!r}, got {error!r}"
+        at_raise = {line for code, line in expectations(path.read_text()) if code in RAISE_AT_SQUIGGLE}
+        if at_raise:
+            assert result["line"] in at_raise, (
+                f"raised at line {result['line']}, labels at {sorted(at_raise)}"
+            )
+    assert result["seconds"] < PER_SCRIPT_SECONDS, f"too slow: {result['seconds']:.2f}s"
