@@ -319,14 +319,17 @@ def print_table(results: list[FileResult], meta: dict[str, Any]) -> None:
         )
     print()
     print(
-        "TorchFix ms  = in process: torchfix.torchfix.TorchChecker(None, lines).run() (libcst parse + all visitors)"
+        "TorchFix ms  = in process: torchfix.torchfix.TorchChecker(None, lines).run()"
+        " (libcst parse + all visitors)"
     )
     print(
-        f"TorchFix CLI = subprocess: {' '.join(meta['torchfix_cli'])} FILE (wall time incl. interpreter start-up)"
+        f"TorchFix CLI = subprocess: {' '.join(meta['torchfix_cli'])} FILE"
+        " (wall time incl. interpreter start-up)"
     )
     if meta.get("torchfix_cli_startup_ms") is not None:
         print(
-            f"               (for reference, `torchfix --version` alone takes {meta['torchfix_cli_startup_ms']:.0f} ms)"
+            "               (for reference, `torchfix --version` alone takes "
+            f"{meta['torchfix_cli_startup_ms']:.0f} ms)"
         )
     print()
     for r in results:

@@ -116,7 +116,8 @@ class _Gen:
             f"class {name}(nn.Module):",
             f'    """A {depth}-layer perceptron with dropout."""',
             "",
-            f"    def __init__(self, d_in: int = {d_in}, d_hidden: int = {d_h}, d_out: int = {d_out}, p: float = 0.1) -> None:",
+            f"    def __init__(self, d_in: int = {d_in}, d_hidden: int = {d_h}, d_out: int = {d_out},"
+            " p: float = 0.1) -> None:",
             "        super().__init__()",
             "        self.inp = nn.Linear(d_in, d_hidden)",
             "        self.hidden = nn.ModuleList(",
@@ -309,7 +310,8 @@ class _Gen:
                 '    logger.info("saved checkpoint %s", path)',
             ]
         return [
-            f"def make_loader_{i}(n: int = 512, d: int = 32, n_classes: int = 10, batch_size: int = 32) -> DataLoader:",
+            f"def make_loader_{i}(n: int = 512, d: int = 32, n_classes: int = 10,"
+            " batch_size: int = 32) -> DataLoader:",
             "    xs = torch.randn(n, d)",
             "    ys = torch.randint(0, n_classes, (n,))",
             "    return DataLoader(TensorDataset(xs, ys), batch_size=batch_size, shuffle=True)",

@@ -45,7 +45,7 @@ def compute_fix(source: str, ref: FixRef) -> Fix | None:
     """The edits of one fix, or None when it no longer applies or cannot be computed."""
     try:
         fix: Fix | None = _fixes_module().compute(source, ref)
-    except Exception:
+    except Exception:  # a fix that cannot be computed is skipped, never fatal
         return None
     if fix is None or not fix.edits:
         return None
@@ -104,7 +104,7 @@ def fix_source(source: str, filename: str = "<string>", settings: Settings | Non
             break
         try:
             new = _fixes_module().apply_edits(source, chosen.edits)
-        except Exception:
+        except Exception:  # a failed round leaves the source as it was
             break
         if new == source or not _parses(new):
             break
@@ -149,7 +149,7 @@ def fix_notebook(
         before = notebook.program
         try:
             ok = notebook.apply_program_edits(chosen.edits, _fixes_module().apply_edits)
-        except Exception:
+        except Exception:  # a failed round leaves the notebook as it was
             break
         if not ok or notebook.program == before:
             break

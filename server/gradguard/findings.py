@@ -57,7 +57,8 @@ class FixRef:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> FixRef:
-        return cls(str(data["kind"]), str(data["title"]), str(data["tradeoff"]), dict(data.get("params") or {}))
+        params = dict(data.get("params") or {})
+        return cls(str(data["kind"]), str(data["title"]), str(data["tradeoff"]), params)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import ast
+import logging
 import sys
 
 from ..findings import Finding
 from .interp import Interpreter
 from .report import Reporter
+
+logger = logging.getLogger(__name__)
 
 
 def _annotate_blocks(body: list[ast.stmt]) -> None:
@@ -45,6 +48,9 @@ def analyze_tree(tree: ast.Module, source: str) -> list[Finding]:
         Interpreter(tree, reporter).run()
     except RecursionError:
         return reporter.results()
+    except Exception:  # an engine bug must not take the editor down; it is logged, not shown
+        logger.exception("gradguard: analysis failed")
+        return []
     finally:
         sys.setrecursionlimit(limit)
     return reporter.results()

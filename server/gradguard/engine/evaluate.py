@@ -291,14 +291,15 @@ class Evaluator:
         mode = self.mode()
         taints = frozenset().union(*(v.taints for v in inputs)) if inputs else frozenset()
         if mode is GradMode.OFF:
-            return Val(Grad.NONE, ty, shape=shape, obj=object(), cause=("computed under no_grad", node))
+            cause = ("computed under no_grad", node)
+            return Val(Grad.NONE, ty, shape=shape, obj=object(), cause=cause, taints=taints)
         if mode is GradMode.MAYBE:
-            return Val(Grad.UNKNOWN, ty, shape=shape)
+            return Val(Grad.UNKNOWN, ty, shape=shape, taints=taints)
         if not any(v.requires_grad for v in inputs) and module is None:
             if all(v.grad is Grad.NONE for v in inputs):
-                cause = next((v.cause for v in inputs if v.cause), None)
-                return Val(Grad.NONE, ty, shape=shape, obj=object(), cause=cause, taints=taints)
-            return Val(Grad.UNKNOWN, ty, shape=shape)
+                why = next((v.cause for v in inputs if v.cause), None)
+                return Val(Grad.NONE, ty, shape=shape, obj=object(), cause=why, taints=taints)
+            return Val(Grad.UNKNOWN, ty, shape=shape, taints=taints)
         site = self.new_site(node, saves, inputs, saved, module, call_args)
         if saves_output:
             site.saved = site.saved | {site}
@@ -308,6 +309,12 @@ class Evaluator:
     def e_Subscript(self, node: ast.Subscript) -> Val:
         base = self.expr(node.value)
         self.expr(node.slice)
+        if base.module is not None and base.module.seq_children and isinstance(node.slice, ast.Constant):
+            i = node.slice.value
+            children = base.module.seq_children
+            if isinstance(i, int) and not isinstance(i, bool) and -len(children) <= i < len(children):
+                return Val(Grad.NONE, Ty.MODULE, module=children[i])
+            return UNKNOWN
         if (
             base.elts is not None
             and isinstance(node.slice, ast.Constant)
@@ -498,6 +505,10 @@ class Evaluator:
                 elts = args[0].elts
                 if elts:
                     return self.tensor_op(name, node, elts[0], list(elts[1:]), kwargs, (), first_arg=None)
+                # A list built elsewhere: the result is a tensor that carries whatever the list held.
+                return Val(Grad.UNKNOWN, Ty.TENSOR, taints=args[0].taints)
+            if name in api.LOSS_FUNCS and self.mode() is GradMode.OFF:
+                return Val(Grad.NONE, Ty.TENSOR, obj=object(), cause=("computed under no_grad", node))
             self.escape(args, kwargs)
             return UNKNOWN
         self.escape(args, kwargs)
@@ -865,13 +876,8 @@ class Evaluator:
         assert inst is not None
         if name in ("parameters", "named_parameters"):
             leaf = Val(Grad.LEAF, Ty.TENSOR, obj=inst.params_obj) if self.trainable(inst) else UNKNOWN
-            return Val(
-                Grad.NONE,
-                Ty.PARAMS,
-                module=inst,
-                elts=(leaf,) if name == "parameters" else None,
-                info=(inst,),
-            )
+            elt = leaf if name == "parameters" else Val(Grad.NONE, Ty.TUPLE, elts=(OTHER, leaf))
+            return Val(Grad.NONE, Ty.PARAMS, module=inst, elts=(elt,), info=(inst,))
         if name in (
             "train",
             "eval",
@@ -960,6 +966,12 @@ class Evaluator:
             else:
                 return UNKNOWN if mode is GradMode.ON else Val(Grad.NONE, Ty.UNKNOWN)
         if mode is GradMode.OFF:
+            fwd = inst.user_class.methods.get("forward") if inst.user_class is not None else None
+            if fwd is not None and self.can_inline(fwd):
+                # Under no_grad its forward builds nothing, but tells what it returns.
+                return self.inline(
+                    fwd, [Val(Grad.NONE, Ty.MODULE, module=inst), *args], kwargs, node, self_inst=None
+                )
             ty = Ty.TENSOR if inst.kind == "layer" else Ty.UNKNOWN
             return Val(Grad.NONE, ty, obj=object(), cause=("computed under no_grad", node))
         args = [_flat(a) for a in args]
@@ -1130,11 +1142,14 @@ class Evaluator:
         )
         vals = list(outputs.elts) if outputs.elts is not None else [outputs]
         inputs = args[1] if len(args) > 1 else kwargs.get("inputs", UNKNOWN)
-        self.grad_inputs = frozenset(
-            v.obj
-            for v in (inputs.elts if inputs.elts is not None else (inputs,))
-            if v.grad is Grad.LEAF and v.obj is not None
-        )
+        leaves: set[object] = set()
+        for v in inputs.elts if inputs.elts is not None and inputs.ty is not Ty.PARAMS else (inputs,):
+            if v.ty is Ty.PARAMS and isinstance(v.info, tuple):
+                for m in v.info:
+                    leaves |= m.all_params_objs()
+            elif v.grad is Grad.LEAF and v.obj is not None:
+                leaves.add(v.obj)
+        self.grad_inputs = frozenset(leaves)
         tensors = [v for v in vals if v.is_tensor]
         if len(tensors) > 1:
             # One pass over all outputs together: their shared buffers are freed once.
@@ -1369,6 +1384,9 @@ def _on_path(site: Site, leaves: frozenset[object], memo: dict[int, bool]) -> bo
         return memo[key]
     memo[key] = False
     found = False
+    if site.module is not None and site.module.all_params_objs() & leaves:
+        memo[key] = True
+        return True
     for inp in site.inputs:
         if inp.grad is Grad.LEAF and inp.obj in leaves:
             found = True

@@ -211,7 +211,8 @@ class Interpreter(Evaluator):
             self.check_accumulate(node, target.id, node.value, value, cur)
 
     def s_Delete(self, node: ast.Delete) -> None:
-        assert self.st is not None
+        if self.st is None:
+            return
         for target in node.targets:
             if isinstance(target, ast.Name):
                 self.st.env.pop(target.id, None)
@@ -241,7 +242,8 @@ class Interpreter(Evaluator):
         return
 
     def s_Import(self, node: ast.Import) -> None:
-        assert self.st is not None
+        if self.st is None:
+            return
         for alias in node.names:
             if alias.asname:
                 self.st.env[alias.asname] = Val(Grad.NONE, Ty.QUAL, qual=alias.name)
@@ -250,7 +252,8 @@ class Interpreter(Evaluator):
                 self.st.env[top] = Val(Grad.NONE, Ty.QUAL, qual=top)
 
     def s_ImportFrom(self, node: ast.ImportFrom) -> None:
-        assert self.st is not None
+        if self.st is None:
+            return
         mod = node.module or ""
         for alias in node.names:
             if alias.name == "*":
@@ -258,13 +261,15 @@ class Interpreter(Evaluator):
             self.st.env[alias.asname or alias.name] = Val(Grad.NONE, Ty.QUAL, qual=f"{mod}.{alias.name}")
 
     def s_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        assert self.st is not None
+        if self.st is None:
+            return
         self.st.env[node.name] = Val(Grad.NONE, Ty.FUNC, qual=node.name, info=node)
 
     s_AsyncFunctionDef = s_FunctionDef
 
     def s_ClassDef(self, node: ast.ClassDef) -> None:
-        assert self.st is not None
+        if self.st is None:
+            return
         info = self.classes.get(node.name)
         self.st.env[node.name] = Val(Grad.NONE, Ty.FUNC, qual=node.name, info=info) if info else OTHER
 
@@ -278,7 +283,8 @@ class Interpreter(Evaluator):
             self.block(node.orelse)
             return
         pre = self.st
-        assert pre is not None
+        if pre is None:
+            return
         self.st = pre.copy()
         self.block(node.body)
         after_body = self.st
@@ -305,7 +311,8 @@ class Interpreter(Evaluator):
     def s_Match(self, node: ast.Match) -> None:
         self.expr(node.subject)
         pre = self.st
-        assert pre is not None
+        if pre is None:
+            return
         outs: list[State | None] = [pre.copy()]
         for case in node.cases:
             self.st = pre.copy()
@@ -315,7 +322,8 @@ class Interpreter(Evaluator):
 
     def s_Try(self, node: ast.Try) -> None:
         pre = self.st
-        assert pre is not None
+        if pre is None:
+            return
         self.st = pre.copy()
         self.block(node.body)
         body_end = self.st
@@ -347,7 +355,8 @@ class Interpreter(Evaluator):
     s_TryStar = s_Try
 
     def s_With(self, node: ast.With | ast.AsyncWith) -> None:
-        assert self.st is not None
+        if self.st is None:
+            return
         saved_mode = self.st.mode
         new_mode = saved_mode
         for item in node.items:
