@@ -36,9 +36,26 @@ def check_source(source: str, filename: str = "<string>", settings: Settings | N
         findings = engine.analyze(source, filename)
     except (SyntaxError, RecursionError, ValueError):
         return []
+    return _filtered(findings, source, filename, settings)
+
+
+def _filtered(findings: list[Finding], source: str, filename: str, settings: Settings) -> list[Finding]:
     name = None if filename.startswith("<") else filename
     findings = [f for f in findings if settings.enabled(f.code, name)]
     return sorted(noqa.filter_findings(findings, source), key=_sort_key)
+
+
+def inspect_source(
+    source: str, filename: str = "<string>", settings: Settings | None = None
+) -> engine.Analysis:
+    """``check_source``'s findings plus what each backward call frees, from one analysis (the language
+    server's hovers need both; running the engine twice would double the latency)."""
+    settings = settings if settings is not None else Settings()
+    try:
+        analysis = engine.inspect(source, filename)
+    except (SyntaxError, RecursionError, ValueError):
+        return engine.Analysis([])
+    return analysis.with_findings(_filtered(analysis.findings, source, filename, settings))
 
 
 def compute_fix(source: str, ref: FixRef) -> Fix | None:

@@ -96,7 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     rule.add_argument("code", nargs="?", help="a rule code such as GG103")
     rule.add_argument("--all", action="store_true", help="list every rule")
 
-    commands.add_parser("serve", help="run the language server (not yet available)")
+    serve = commands.add_parser("serve", help="run the language server (stdio; --tcp PORT for debugging)")
+    serve.add_argument("--tcp", type=int, metavar="PORT", help="listen on this TCP port instead of stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="the address for --tcp (default: 127.0.0.1)")
     return parser
 
 
@@ -279,8 +281,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "rule":
             return run_rule(args, stdout, stderr)
         if args.command == "serve":
-            print("gradguard serve: the language server is not yet available", file=stderr)
-            return EXIT_USAGE
+            # Imported here: pygls is only needed by the server, and importing it slows every check.
+            from .lsp.server import main as serve
+
+            return serve(tcp=args.tcp, host=args.host)
         parser.print_help(stderr)
         return EXIT_USAGE
     except (UsageError, ConfigError) as exc:

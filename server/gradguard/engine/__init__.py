@@ -3,23 +3,45 @@
 from __future__ import annotations
 
 import ast
+import gc
 import logging
 import sys
 
 from ..findings import Finding
 from .interp import Interpreter
-from .report import Reporter
+from .report import BackwardInfo, Reporter
 
 logger = logging.getLogger(__name__)
+
+
+_COMPOUND = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Match,
+    getattr(ast, "TryStar", ast.Try),
+)
 
 
 def _annotate_blocks(body: list[ast.stmt]) -> None:
     """Give every statement its enclosing statement list (used to place fixes)."""
     for stmt in body:
         stmt._gg_block = body  # type: ignore[attr-defined]
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+        if not isinstance(stmt, _COMPOUND):
+            continue
+        for inner in (
+            getattr(stmt, "body", None),
+            getattr(stmt, "orelse", None),
+            getattr(stmt, "finalbody", None),
+        ):
+            if inner and isinstance(inner, list) and isinstance(inner[0], ast.stmt):
                 _annotate_blocks(inner)
         for handler in getattr(stmt, "handlers", ()) or ():
             _annotate_blocks(handler.body)
@@ -27,30 +49,63 @@ def _annotate_blocks(body: list[ast.stmt]) -> None:
             _annotate_blocks(case.body)
 
 
+class Analysis:
+    """Findings, and on demand what each backward call frees (only hovers need that)."""
+
+    def __init__(self, findings: list[Finding], reporter: Reporter | None = None) -> None:
+        self.findings = findings
+        self._reporter = reporter
+        self._backwards: list[BackwardInfo] | None = None
+
+    def with_findings(self, findings: list[Finding]) -> Analysis:
+        """The same analysis with other findings (e.g. after suppressions), backward facts still lazy."""
+        other = Analysis(findings, self._reporter)
+        other._backwards = self._backwards
+        return other
+
+    @property
+    def backwards(self) -> list[BackwardInfo]:
+        if self._backwards is None:
+            self._backwards = self._reporter.backward_summaries() if self._reporter is not None else []
+            self._reporter = None
+        return self._backwards
+
+
 def analyze(source: str, filename: str = "<string>") -> list[Finding]:
     """Every finding of every rule in one source text, unfiltered (no noqa, no settings)."""
+    return inspect(source, filename).findings
+
+
+def inspect(source: str, filename: str = "<string>") -> Analysis:
+    """Findings plus what each backward call frees (the language server's hovers use both)."""
     if "torch" not in source:
-        return []
+        return Analysis([])
     try:
         tree = ast.parse(source, filename=filename)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
+        return Analysis([])
     return analyze_tree(tree, source)
 
 
-def analyze_tree(tree: ast.Module, source: str) -> list[Finding]:
+def analyze_tree(tree: ast.Module, source: str) -> Analysis:
     reporter = Reporter(source)
     limit = sys.getrecursionlimit()
+    # The analysis makes many short-lived objects while a large AST is alive; cyclic GC passes over
+    # that AST cost ~10% and free nothing (refcounting frees what the analysis drops).
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
     try:
         sys.setrecursionlimit(max(limit, 4000))
         _annotate_blocks(tree.body)
         reporter.tree_body = tree.body
         Interpreter(tree, reporter).run()
     except RecursionError:
-        return reporter.results()
+        return Analysis(reporter.results())
     except Exception:  # an engine bug must not take the editor down; it is logged, not shown
         logger.exception("gradguard: analysis failed")
-        return []
+        return Analysis([])
     finally:
         sys.setrecursionlimit(limit)
-    return reporter.results()
+        if gc_was_enabled:
+            gc.enable()
+    return Analysis(reporter.results(), reporter)

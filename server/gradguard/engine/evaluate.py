@@ -57,6 +57,7 @@ class Evaluator:
         self.inlines = 0
         self.classes: dict[str, Any] = {}
         self.grad_inputs: frozenset[object] = frozenset()
+        self._dispatch: dict[type, Any] = {}  # node type -> handler, looked up once per type
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -165,14 +166,18 @@ class Evaluator:
     def expr(self, node: ast.expr) -> Val:
         if self.st is None:
             return UNKNOWN
-        method = getattr(self, "e_" + type(node).__name__, None)
+        kind = type(node)
+        method = self._dispatch.get(kind)
         if method is None:
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.expr):
-                    self.expr(child)
-            return UNKNOWN
+            method = self._dispatch[kind] = getattr(self, "e_" + kind.__name__, None) or self._visit_children
         result: Val = method(node)
         return result
+
+    def _visit_children(self, node: ast.AST) -> Val:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.expr(child)
+        return UNKNOWN
 
     def e_Constant(self, node: ast.Constant) -> Val:
         if node.value is None:
@@ -754,7 +759,7 @@ class Evaluator:
         if method and name.endswith("_") and not name.endswith("__"):
             # An in-place tensor method.
             if first_arg is not None:
-                self.inplace(first_arg, recv, node, self.pos.text(node))
+                self.inplace(first_arg, recv, node)
                 if self.mode() is not GradMode.ON or recv.grad is Grad.LEAF:
                     return recv  # the tensor keeps its grad status; only its version changes
                 if recv.requires_grad or any(a.requires_grad for a in args):
@@ -766,7 +771,7 @@ class Evaluator:
                     return new
             return recv
         if self.const_kw(node, "inplace") is True and first_arg is not None:
-            self.inplace(first_arg, recv, node, self.pos.text(node))
+            self.inplace(first_arg, recv, node)
         if name not in api.GRAPH_OPS:
             self.escape(args, kwargs)
             return Val(Grad.UNKNOWN, Ty.UNKNOWN) if recv.requires_grad else UNKNOWN
@@ -836,7 +841,7 @@ class Evaluator:
         if path is not None:
             st.env[path] = val
 
-    def inplace(self, target: ast.expr, cur: Val, node: ast.AST, text: str) -> None:
+    def inplace(self, target: ast.expr, cur: Val, node: ast.AST) -> None:
         """An in-place change of the tensor ``target`` (statement or call ``node``)."""
         st = self.st
         if st is None:
@@ -844,13 +849,20 @@ class Evaluator:
         if cur.grad is Grad.LEAF and st.mode is GradMode.ON and not cur.via_data:
             stmt = self.stmt_stack[-1] if self.stmt_stack else None
             if stmt is not None:
-                self.rep.leaf_inplace(stmt, target, text)
+                self.rep.leaf_inplace(stmt, target, node, self.torch_alias())
         if cur.obj is None:
             return
         stmt = self.stmt_stack[-1] if self.stmt_stack else None
-        dirt = Dirt(node, "data" if cur.via_data else "inplace", text, self.pos.text(target), stmt=stmt)
+        dirt = Dirt(node, "data" if cur.via_data else "inplace", target, stmt=stmt)
         for site in self.saved_by(cur.obj):
             st.dirty[site] = dirt
+
+    def torch_alias(self) -> str | None:
+        """The name this file imports torch under, if any (fixes write `torch.no_grad()` with it)."""
+        for name, val in self.globals_env.items():
+            if val.ty is Ty.QUAL and val.qual == "torch":
+                return name
+        return None
 
     def saved_by(self, obj: object) -> list[Site]:
         """Sites in the current state's graphs that saved the tensor ``obj``."""
@@ -920,9 +932,8 @@ class Evaluator:
                         continue
                     seen.add(id(site))
                     retained = self.st.retained.get(site)
-                    self.st.dirty[site] = Dirt(
-                        stmt, "step", self.pos.text(node), self.pos.text(node.func), retained_by=retained
-                    )
+                    optimizer = node.func.value if isinstance(node.func, ast.Attribute) else node.func
+                    self.st.dirty[site] = Dirt(stmt, "step", optimizer, retained_by=retained)
         return NONE_VAL
 
     def trainable(self, inst: ModuleInst) -> bool:
@@ -950,7 +961,7 @@ class Evaluator:
                 "Identity",
             ) and not inst.cls_name.startswith("Dropout")
             if inst.kwargs.get("inplace") is True and node.args:
-                self.inplace(node.args[0], x, node, self.pos.text(node))
+                self.inplace(node.args[0], x, node)
             return self.op_result(
                 node,
                 (x,),
@@ -1208,6 +1219,7 @@ class Evaluator:
             retain_kw if retain_v is True else None,
             kind,
         )
+        self.rep.backward_seen(run)
         if val.taints:
             self.rep.exempt_taints(val.taints)
         if val.grad is Grad.NONE:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 from . import torchapi as api
 from .classes import ClassInfo, is_module_base
@@ -21,6 +22,7 @@ from .values import NONE_VAL, OTHER, UNKNOWN, Grad, GradMode, ModuleInst, Taint,
 
 MAX_UNROLL_DEPTH = 4
 _TRAINING_LOOP = re.compile(r"\.backward\(")
+_BACKPROP = re.compile(r"backward|autograd")
 
 
 class Interpreter(Evaluator):
@@ -30,6 +32,8 @@ class Interpreter(Evaluator):
         self.classes: dict[str, ClassInfo] = {}
         self.module_aliases: set[str] = set()
         self._self_instances: dict[str, Val] = {}
+        self._stmt_dispatch: dict[type, Any] = {}
+        self._backprop_funcs: set[str] | None = None
 
     # -- entry point ---------------------------------------------------------------
 
@@ -158,13 +162,13 @@ class Interpreter(Evaluator):
                 self.stmt_stack.pop()
 
     def statement(self, node: ast.stmt) -> None:
-        method = getattr(self, "s_" + type(node).__name__, None)
-        if method is not None:
-            method(node)
-        else:
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.expr):
-                    self.expr(child)
+        kind = type(node)
+        method = self._stmt_dispatch.get(kind)
+        if method is None:
+            method = self._stmt_dispatch[kind] = (
+                getattr(self, "s_" + kind.__name__, None) or self._visit_children
+            )
+        method(node)
 
     def s_Expr(self, node: ast.Expr) -> None:
         val = self.expr(node.value)
@@ -197,7 +201,7 @@ class Interpreter(Evaluator):
         target = node.target
         cur = self.peek(target)
         if cur.is_tensor:
-            self.inplace(target, cur, node, self.pos.text(node))
+            self.inplace(target, cur, node)
             # Under no_grad (or on a leaf) an in-place op keeps the tensor's grad status.
             if self.st is not None and self.st.mode is GradMode.ON and cur.grad is not Grad.LEAF:
                 new = self.binop_val(node.op, cur, value, node)
@@ -403,17 +407,29 @@ class Interpreter(Evaluator):
     def s_For(self, node: ast.For | ast.AsyncFor) -> None:
         iter_val = self.expr(node.iter)
         elem = self.iter_element(iter_val, node.iter)
-        self.loop(node, lambda: self.assign(node.target, elem, node))
+        trips = _literal_trips(node.iter)
+        if trips == 0:
+            if node.orelse:
+                self.block(node.orelse)
+            return
+        self.loop(node, lambda: self.assign(node.target, elem, node), max_iterations=trips or 2)
 
     s_AsyncFor = s_For
 
     def s_While(self, node: ast.While) -> None:
         self.loop(node, lambda: self.expr(node.test))
 
-    def loop(self, node: ast.For | ast.While | ast.AsyncFor, head: object) -> None:
+    def loop(self, node: ast.For | ast.While | ast.AsyncFor, head: object, max_iterations: int = 2) -> None:
         frame = LoopFrame(node)
         self.loops.append(frame)
-        iterations = 2 if len(self.loops) <= MAX_UNROLL_DEPTH else 1
+        # The second iteration meets what the first freed. An inner loop needs it only while every
+        # enclosing loop is in its first iteration: later ones would repeat the same findings.
+        second = (
+            len(self.loops) <= MAX_UNROLL_DEPTH
+            and all(f.iteration == 1 for f in self.loops[:-1])
+            and self.may_backpropagate(node)
+        )
+        iterations = min(max_iterations, 2 if second else 1)
         ends: list[State | None] = []
         try:
             for it in range(1, iterations + 1):
@@ -434,6 +450,19 @@ class Interpreter(Evaluator):
         self.st = join_states([*ends, *frame.breaks])
         if node.orelse and self.st is not None:
             self.block(node.orelse)
+
+    def may_backpropagate(self, loop: ast.AST) -> bool:
+        """Can an iteration of this loop run a backward (directly or in a function of this file)?
+
+        Only then can iteration 2 meet something iteration 1 freed; other loops run once."""
+        text = self.rep.segment(loop)
+        if _BACKPROP.search(text):
+            return True
+        if self._backprop_funcs is None:
+            self._backprop_funcs = {
+                f.name for f in _function_defs(self.tree.body) if _BACKPROP.search(self.rep.segment(f))
+            }
+        return any(name + "(" in text for name in self._backprop_funcs)
 
     def iter_element(self, it: Val, node: ast.expr) -> Val:
         if it.ty is Ty.PARAMS:
@@ -461,7 +490,10 @@ class Interpreter(Evaluator):
                 val.root.binding = (target.id, target.lineno)
             if val.module is not None and val.module.name is None and val.ty is Ty.MODULE:
                 val.module.name = target.id
-            st.env[target.id] = val.with_(label=target.id) if val.label != target.id else val
+            # Labels name tensors in the hover's chain; other values need none.
+            st.env[target.id] = (
+                val.with_(label=target.id) if val.label != target.id and val.is_tensor else val
+            )
         elif isinstance(target, (ast.Tuple, ast.List)):
             starred = any(isinstance(e, ast.Starred) for e in target.elts)
             if val.elts is not None and len(val.elts) == len(target.elts) and not starred:
@@ -492,7 +524,7 @@ class Interpreter(Evaluator):
             base = self.peek(target.value)
             self.expr(target.slice)
             if base.is_tensor:
-                self.inplace(target.value, base, stmt, self.pos.text(stmt))
+                self.inplace(target.value, base, stmt)
                 if (
                     isinstance(target.value, (ast.Name, ast.Attribute))
                     and val.requires_grad
@@ -580,3 +612,34 @@ def target_const(stmt: ast.stmt) -> bool | None:
     if isinstance(value, ast.Constant) and isinstance(value.value, bool):
         return value.value
     return None
+
+
+def _literal_trips(it: ast.expr) -> int | None:
+    """How often a loop over ``range(<literal>)`` or a literal list/tuple runs, when that is 0 or 1."""
+    if isinstance(it, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in it.elts):
+        return len(it.elts) if len(it.elts) < 2 else None
+    if (
+        isinstance(it, ast.Call)
+        and isinstance(it.func, ast.Name)
+        and it.func.id == "range"
+        and it.args
+        and all(isinstance(a, ast.Constant) and type(a.value) is int for a in it.args)
+        and not it.keywords
+    ):
+        values = [int(a.value) for a in it.args if isinstance(a, ast.Constant) and isinstance(a.value, int)]
+        n = len(range(*values)) if len(values) <= 3 else 2
+        return n if n < 2 else None
+    return None
+
+
+def _function_defs(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Functions and methods, by statements only (no walk over expressions)."""
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield stmt
+            yield from _function_defs(stmt.body)
+        elif isinstance(stmt, ast.ClassDef):
+            yield from _function_defs(stmt.body)
+        elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
+            yield from _function_defs(stmt.body)
+            yield from _function_defs(getattr(stmt, "orelse", []) or [])

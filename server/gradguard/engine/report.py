@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from ..findings import Finding, FixRef, Related, Span
@@ -29,6 +30,18 @@ _GRAPH_WORDS = re.compile(r"loss|criterion|model|net\b|torch\.|F\.|self\.\w+\(")
 _FREEZES = re.compile(r"requires_grad\s*=\s*False|requires_grad_\(\s*False")
 
 
+@dataclass(frozen=True, slots=True)
+class BackwardInfo:
+    """What one backward call does to the graphs it reaches (for the hover on `.backward(`)."""
+
+    span: Span
+    target: str
+    kind: str  # "backward" or "grad"
+    retains: bool  # retain_graph/create_graph: the buffers stay
+    frees: tuple[tuple[str, int], ...]  # (forward expression, line) whose saved buffers it frees
+    needed_later: bool  # a later backward needs what it freed (there is a finding about it)
+
+
 def _rule(code: str) -> Any:
     try:
         from ..rules import RULES
@@ -47,6 +60,7 @@ class Reporter:
         self.exempt: set[object] = set()
         self.penalties_reported: set[int] = set()
         self.tree_body: list[ast.stmt] = []
+        self.backward_runs: list[BackwardRun] = []
 
     # -- plumbing --------------------------------------------------------------------
 
@@ -106,6 +120,35 @@ class Reporter:
             kind, title, tradeoff, {k: (v.to_json() if isinstance(v, Span) else v) for k, v in params.items()}
         )
 
+    def backward_seen(self, run: BackwardRun) -> None:
+        self.backward_runs.append(run)
+
+    def backward_summaries(self) -> list[BackwardInfo]:
+        """Per backward call: which forward computations' saved buffers it frees (or keeps)."""
+        by_call: dict[Span, tuple[BackwardRun, dict[Span, str]]] = {}
+        for run in self.backward_runs:
+            span = self.span(run.call)
+            _, frees = by_call.setdefault(span, (run, {}))
+            if run.val.grad is not Grad.GRAPH:
+                continue
+            for site in sorted(run.val.sites, key=lambda x: x.seq):
+                if site.saves:
+                    frees.setdefault(self.span(site.node), self.text(site.node))
+        reused = {r.span for f in self.findings.values() for r in f.related if r.role == "freed"}
+        out = []
+        for span, (run, frees) in sorted(by_call.items()):
+            out.append(
+                BackwardInfo(
+                    span,
+                    self.text(run.target),
+                    run.kind,
+                    run.retain,
+                    tuple((text, where.line) for where, text in frees.items()),
+                    span in reused,
+                )
+            )
+        return out
+
     def results(self) -> list[Finding]:
         return sorted(self.findings.values(), key=lambda f: (f.span, f.code))
 
@@ -134,9 +177,11 @@ class Reporter:
             "freed",
         )
         if loop is None:
-            if virtual:
-                return
-            self.same_pass_reuse(run, site, first, chain, built, freed)
+            if not virtual:
+                self.same_pass_reuse(run, site, first, chain, built, freed)
+            elif self.gan_pattern(run, site, first) is not None:
+                # retain_graph=True on the discriminator's loss only hides the missing detach.
+                self.masked(run, site, first, None, "GG105", chain)
             return
         if not site_in_loop:
             code = "GG103"
@@ -435,19 +480,19 @@ class Reporter:
         )
 
     def masked(
-        self, run: BackwardRun, site: Site, first: BackwardRun, loop: LoopFrame, code: str, chain: str
+        self, run: BackwardRun, site: Site, first: BackwardRun, loop: LoopFrame | None, code: str, chain: str
     ) -> None:
         kw = first.retain_kw
         if kw is None:
             return
         real: dict[str, Any] | None = None
-        if code == "GG103":
+        if code == "GG103" and loop is not None:
             name, line = self.stale_name(site, loop)
             masks = f"a graph built before the loop (`{name}`, line {line})"
             move = self.move_parts(run, loop)
             if move:
                 real = {"kind": "move-into-loop", "params": move}
-        elif code == "GG104":
+        elif code == "GG104" and loop is not None:
             names = self.carried_names(site, loop)
             if not names:
                 return
@@ -462,6 +507,12 @@ class Reporter:
                 }
         else:
             masks = "a generator output reused without `.detach()`"
+            gan = self.gan_pattern(run, site, first)
+            if gan is not None:
+                real = {
+                    "kind": "append",
+                    "params": {"expr": self.span(gan[1]).to_json(), "suffix": ".detach()"},
+                }
         drop = {
             "kind": "drop-keyword",
             "params": {"call": self.span(first.call).to_json(), "name": "retain_graph"},
@@ -577,7 +628,7 @@ class Reporter:
                 "GG111",
                 dirt.node,
                 {
-                    "optimizer": dirt.target.rsplit(".", 1)[0],
+                    "optimizer": self.text(dirt.target),
                     "first_line": first.call.lineno,
                     "second_line": run.call.lineno
                     if run.call is not first.call
@@ -608,8 +659,8 @@ class Reporter:
                 self.fix("GG107", "drop-inplace", "drop-keyword", call=self.span(dirt.node), name="inplace")
             )
         fields = {
-            "name": dirt.target.removesuffix(".data") if dirt.kind == "data" else dirt.target,
-            "op": dirt.text,
+            "name": self.text(dirt.target).removesuffix(".data"),
+            "op": self.text(dirt.node),
             "saved_by": self.text(site.node),
             "saved_line": getattr(site.node, "lineno", 0),
             "backward_line": run.call.lineno,
@@ -646,18 +697,19 @@ class Reporter:
 
     # -- GG108, GG110, GG112 -------------------------------------------------------------
 
-    def leaf_inplace(self, stmt: ast.stmt, target: ast.expr, op: str) -> None:
-        torch_name = "torch"
-        fixes = [
-            self.fix(
-                "GG108",
-                "wrap-no-grad",
-                "wrap-with",
-                stmt=self.span(stmt),
-                header=f"with {torch_name}.no_grad():",
+    def leaf_inplace(self, stmt: ast.stmt, target: ast.expr, op: ast.AST, torch_name: str | None) -> None:
+        fixes = []
+        if torch_name is not None:
+            fixes.append(
+                self.fix(
+                    "GG108",
+                    "wrap-no-grad",
+                    "wrap-with",
+                    stmt=self.span(stmt),
+                    header=f"with {torch_name}.no_grad():",
+                )
             )
-        ]
-        self.add("GG108", stmt, {"name": self.text(target), "op": op}, [], fixes)
+        self.add("GG108", stmt, {"name": self.text(target), "op": self.text(op)}, [], fixes)
 
     def numpy_on_grad(self, call: ast.Call, recv: ast.expr, array_call: bool) -> None:
         fixes = [

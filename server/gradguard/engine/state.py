@@ -28,10 +28,9 @@ class BackwardRun:
 class Dirt:
     """An in-place change to a tensor some graph node saved."""
 
-    node: ast.AST  # the statement or call that changed it
+    node: ast.AST  # the statement or call that changed it (its text is the op)
     kind: str  # "inplace", "data", "step"
-    text: str
-    target: str
+    target: ast.expr  # the changed tensor (for a step: the optimizer)
     retained_by: BackwardRun | None = None
     stmt: ast.stmt | None = None  # the statement holding the change
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -39,25 +40,12 @@ def _calls(loop: ast.AST) -> list[ast.Call]:
     return out
 
 
-def _clears_grads(loop: ast.AST) -> bool:
-    """Any way of clearing gradients: zero_grad, `p.grad = None`, `p.grad.zero_()`."""
-    for node in ast.walk(loop):
-        if isinstance(node, ast.Attribute) and node.attr in ("zero_grad", "grad"):
-            if node.attr == "zero_grad":
-                return True
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Attribute) and t.attr == "grad" for t in node.targets
-        ):
-            return True
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in ("zero_", "fill_")
-        ):
-            inner = node.func.value
-            if isinstance(inner, ast.Attribute) and inner.attr in ("grad", "data"):
-                return True
-    return False
+_CLEARS = re.compile(r"zero_grad|\.grad\s*=[^=]|\.grad\.(?:data\.)?(?:zero_|fill_)\(")
+
+
+def _clears_grads(rep: Reporter, loop: ast.AST) -> bool:
+    """Any way of clearing gradients: zero_grad, `p.grad = None`, `p.grad.zero_()` (a text test)."""
+    return rep.mentions(loop, _CLEARS)
 
 
 def check_zero_grad(
@@ -76,44 +64,10 @@ def check_zero_grad(
     if not backwards or not steps:
         return
     _misplaced(rep, loop, env)
-    if _clears_grads(loop):
+    if _clears_grads(rep, loop):
         return
-    # A call into code we cannot see may clear gradients: only flag loops where every
-    # call is to torch, builtins, or names we know.
-    for c in calls:
-        if isinstance(c.func, ast.Name):
-            val = env.get(c.func.id) or ev.globals_env.get(c.func.id)
-            if (
-                val is not None
-                and val.ty is Ty.FUNC
-                and val.info is not None
-                and not hasattr(val.info, "is_module")
-            ):
-                src = ast.dump(val.info) if isinstance(val.info, ast.AST) else ""
-                if "zero_grad" in src or "'grad'" in src:
-                    return
-            if val is None or val.ty not in (Ty.QUAL, Ty.MODULE, Ty.FUNC):
-                if c.func.id not in (
-                    "print",
-                    "len",
-                    "range",
-                    "enumerate",
-                    "zip",
-                    "float",
-                    "int",
-                    "str",
-                    "sum",
-                    "min",
-                    "max",
-                    "abs",
-                    "round",
-                    "isinstance",
-                    "list",
-                    "tuple",
-                    "dict",
-                    "sorted",
-                ):
-                    return
+    if _may_clear_grads(loop, env, ev):
+        return
     step = steps[0]
     opt = step.func.value  # type: ignore[attr-defined]
     opt_name = rep.text(opt)
@@ -131,6 +85,84 @@ def check_zero_grad(
             )
         )
     rep.add("GG201", step, {"optimizer": opt_name}, [], fixes)
+
+
+_HARMLESS_BUILTINS = frozenset(
+    {
+        "print",
+        "len",
+        "range",
+        "enumerate",
+        "zip",
+        "float",
+        "int",
+        "str",
+        "sum",
+        "min",
+        "max",
+        "abs",
+        "round",
+        "isinstance",
+        "list",
+        "tuple",
+        "dict",
+        "sorted",
+        "next",
+        "iter",
+        "repr",
+        "format",
+    }
+)
+_HARMLESS_MODULES = ("torch", "numpy", "math", "time", "logging", "random", "builtins", "os", "sys")
+
+
+def _mentions_grads(func: object) -> bool:
+    return isinstance(func, ast.AST) and any(
+        isinstance(n, ast.Attribute) and n.attr in ("zero_grad", "grad") for n in ast.walk(func)
+    )
+
+
+def _may_clear_grads(loop: ast.AST, env: dict[str, Val], ev: Evaluator) -> bool:
+    """Could code the loop calls, that we cannot see into, clear gradients?"""
+
+    def value(name: str) -> Val | None:
+        return env.get(name) or ev.globals_env.get(name)
+
+    for call in ast.walk(loop):
+        if not isinstance(call, ast.Call):
+            continue
+        func = call.func
+        root = func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        root_val = value(root.id) if isinstance(root, ast.Name) else None
+        trusted = (
+            root_val is not None
+            and root_val.ty is Ty.QUAL
+            and (root_val.qual or "").split(".")[0] in (_HARMLESS_MODULES)
+        )
+        if isinstance(func, ast.Name):
+            val = value(func.id)
+            if val is None or val.ty is Ty.UNKNOWN:
+                if func.id not in _HARMLESS_BUILTINS:
+                    return True
+            elif val.ty is Ty.FUNC and _mentions_grads(val.info):
+                return True
+            elif val.ty is Ty.QUAL and not trusted:
+                return True
+        elif isinstance(func, ast.Attribute) and root_val is not None and root_val.module is not None:
+            cls = root_val.module.user_class
+            if cls is not None and _mentions_grads(cls.methods.get(func.attr)):
+                return True
+        if trusted:
+            continue
+        # Handing the optimizer or a model to code we cannot see: it may zero their gradients.
+        for arg in [*call.args, *(k.value for k in call.keywords)]:
+            if isinstance(arg, ast.Name):
+                val = value(arg.id)
+                if val is not None and val.ty in (Ty.OPTIMIZER, Ty.MODULE):
+                    return True
+    return False
 
 
 def _stmt_of(loop: ast.AST, call: ast.Call) -> ast.stmt | None:

