@@ -2,7 +2,7 @@
 PYTHON ?= python3
 STAMP := .make/installed
 
-.PHONY: install demo test lint docs bench corpus clean
+.PHONY: install demo test lint docs bench bench-lsp corpus clean
 
 install: $(STAMP)
 
@@ -30,6 +30,9 @@ docs: install
 
 bench: install
 	$(PYTHON) bench/bench_engine.py
+
+bench-lsp: install
+	$(PYTHON) bench/bench_lsp.py
 
 corpus: install
 	$(PYTHON) scripts/corpus_eval.py

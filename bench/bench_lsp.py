@@ -226,7 +226,9 @@ def main() -> int:
         ("code_action_resolve_ms", "codeAction/resolve"),
     ):
         print(f"{label}: median {result[key]['median']} ms, p95 {result[key]['p95']} ms")
-    print("server RSS (KiB) after N edits: " + ", ".join(f"{n}: {kib}" for n, kib in result["rss_kib_by_edits"]))
+    print(
+        "server RSS (KiB) after N edits: " + ", ".join(f"{n}: {kib}" for n, kib in result["rss_kib_by_edits"])
+    )
     return 0
 
 

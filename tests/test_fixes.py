@@ -1,4 +1,4 @@
-"""The fix primitives on realistic PyTorch snippets: exact output text, and minimal edits that reproduce it."""
+"""Fix primitives on realistic PyTorch snippets: exact output text, and minimal edits reproducing it."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from gradguard.fixes import apply_edits, compute, new_source, node_span, split_l
 
 
 def span(src: str, kind: type[ast.AST], nth: int = 0, text: str | None = None) -> list[int]:
-    """The code-point span of the ``nth`` node of type ``kind`` (in source order), optionally with that text."""
+    """Code-point span of the ``nth`` node of type ``kind`` in source order (optionally with that text)."""
     lines = split_lines(src)
     nodes = [n for n in ast.walk(ast.parse(src)) if isinstance(n, kind)]
     if text is not None:
@@ -128,8 +128,24 @@ def test_set_keyword_same_value_is_no_fix() -> None:
     assert fix(src, "set-keyword", call=span(src, ast.Call), name="retain_graph", value="True") is None
 
 
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        ("f(a, )\n", "f(a, k=1, )\n"),
+        ("f(\n    a,\n)\n", "f(\n    a,\n    k=1,\n)\n"),
+        ("f(*args)\n", "f(*args, k=1)\n"),
+        ("f(\n    a,  # ca\n    b=1,  # cb\n)\n", "f(\n    a,  # ca\n    b=1,  # cb\n    k=1,\n)\n"),
+    ],
+)
+def test_set_keyword_layouts(src: str, expected: str) -> None:
+    assert fix(src, "set-keyword", call=span(src, ast.Call), name="k", value="1") == expected
+
+
 def test_drop_keyword() -> None:
-    src = "loss.backward(retain_graph=True)\ng = torch.autograd.grad(l, x, retain_graph=True, create_graph=True)\n"
+    src = (
+        "loss.backward(retain_graph=True)\n"
+        "g = torch.autograd.grad(l, x, retain_graph=True, create_graph=True)\n"
+    )
     out = fix(src, "drop-keyword", call=span(src, ast.Call, 0), name="retain_graph")
     assert out is not None and out.splitlines()[0] == "loss.backward()"
     out = fix(src, "drop-keyword", call=span(src, ast.Call, 1), name="retain_graph")
@@ -248,7 +264,8 @@ def test_insert_loop_top_for_loop_keeps_body_comment() -> None:
     src = "h = torch.zeros(1, 16)\nfor x in seq:  # time steps\n    # step\n    h = cell(x, h)\n"
     out = fix(src, "insert-loop-top", loop=span(src, ast.For), text="h = h.detach()")
     assert out == (
-        "h = torch.zeros(1, 16)\nfor x in seq:  # time steps\n    h = h.detach()\n    # step\n    h = cell(x, h)\n"
+        "h = torch.zeros(1, 16)\nfor x in seq:  # time steps\n"
+        "    h = h.detach()\n    # step\n    h = cell(x, h)\n"
     )
 
 
@@ -335,8 +352,17 @@ def test_move_before_reindents_into_outer_block() -> None:
     src = "for x in loader:\n    if first:\n        w = torch.randn(3, requires_grad=True)\n    y = x @ w\n"
     out = fix(src, "move-before", stmt=span(src, ast.Assign, 0), anchor=span(src, ast.For))
     assert (
+        out == "w = torch.randn(3, requires_grad=True)\nfor x in loader:\n"
+        "    if first:\n        pass\n    y = x @ w\n"
+    )
+
+
+def test_move_reindents_continuation_lines() -> None:
+    src = "w = init(\n    3,\n    4)\nfor x in loader:\n    if ok:\n        g(w)\n"
+    out = fix(src, "move-before", stmt=span(src, ast.Assign), anchor=span(src, ast.Expr))
+    assert (
         out
-        == "w = torch.randn(3, requires_grad=True)\nfor x in loader:\n    if first:\n        pass\n    y = x @ w\n"
+        == "for x in loader:\n    if ok:\n        w = init(\n            3,\n            4)\n        g(w)\n"
     )
 
 
@@ -427,12 +453,13 @@ def test_crlf_file_stays_crlf() -> None:
     src = "for x in loader:\r\n    # fwd\r\n    loss = f(x)\r\n    loss.backward()\r\n"
     out = fix(src, "insert-loop-top", loop=span(src, ast.For), text="opt.zero_grad()")
     assert (
-        out
-        == "for x in loader:\r\n    opt.zero_grad()\r\n    # fwd\r\n    loss = f(x)\r\n    loss.backward()\r\n"
+        out == "for x in loader:\r\n    opt.zero_grad()\r\n"
+        "    # fwd\r\n    loss = f(x)\r\n    loss.backward()\r\n"
     )
     out = fix(src, "wrap-with", stmt=span(src, ast.Assign), header="with torch.no_grad():")
     assert out == (
-        "for x in loader:\r\n    # fwd\r\n    with torch.no_grad():\r\n        loss = f(x)\r\n    loss.backward()\r\n"
+        "for x in loader:\r\n    # fwd\r\n    with torch.no_grad():\r\n"
+        "        loss = f(x)\r\n    loss.backward()\r\n"
     )
     out = fix(src, "remove-stmt", stmt=span(src, ast.Expr))
     assert out == "for x in loader:\r\n    # fwd\r\n    loss = f(x)\r\n"
@@ -466,6 +493,38 @@ def test_file_without_final_newline() -> None:
     out = fix(src, "insert-loop-top", loop=span(src, ast.For), text="opt.zero_grad()")
     assert out == "for x in loader:\n    opt.zero_grad()\n    loss.backward()"
     assert fix(src, "remove-stmt", stmt=span(src, ast.Expr)) == "for x in loader:\n    pass"
+
+
+def test_byte_order_mark_is_kept() -> None:
+    src = "\ufeffy = x.detach()\n"
+    result = compute(src, FixRef("unwrap", "t", "t", {"expr": [1, 4, 1, 14]}))
+    assert result is not None
+    assert apply_edits(src, result.edits) == "\ufeffy = x\n"
+
+
+def test_form_feed_before_statement() -> None:
+    # libcst restarts its column count after a form feed in the indentation; ast does not.
+    src = "if a:\n    x = 1\n\x0c    y = x.detach()\n"
+    out = fix(src, "unwrap", expr=span(src, ast.Call))
+    assert out is not None and out.endswith("y = x\n")
+
+
+def test_parenthesised_tuple_and_generator_spans() -> None:
+    src = "sizes = (\n    4,  # batch\n    8,\n)\ntotal = sum(x * w for x in xs)\n"
+    out = fix(src, "append", expr=span(src, ast.Tuple), suffix="[0]")
+    assert out == "sizes = (\n    4,  # batch\n    8,\n)[0]\ntotal = sum(x * w for x in xs)\n"
+    out = fix(src, "append", expr=span(src, ast.GeneratorExp), suffix="[0]")
+    assert out is not None and out.endswith("total = sum((x * w for x in xs)[0])\n")
+
+
+def test_starred_element_is_not_an_expression_to_extend() -> None:
+    src = "args = (*xs, y)\n"
+    assert fix(src, "append", expr=span(src, ast.Starred), suffix=".detach()") is None
+
+
+def test_append_to_assignment_target_gives_none() -> None:
+    src = "for h in hs:\n    pass\n"
+    assert fix(src, "append", expr=span(src, ast.Name), suffix=".detach()") is None
 
 
 # -- stale and bad input ------------------------------------------------------------------------

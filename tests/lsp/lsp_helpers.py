@@ -28,7 +28,10 @@ class RecordingClient(LanguageClient):
         self.arrived = asyncio.Condition()
 
     async def wait_for_push(
-        self, uri: str, predicate: Callable[[types.PublishDiagnosticsParams], bool] = lambda p: True, start: int = 0
+        self,
+        uri: str,
+        predicate: Callable[[types.PublishDiagnosticsParams], bool] = lambda p: True,
+        start: int = 0,
     ) -> types.PublishDiagnosticsParams:
         """The first push for ``uri`` at index >= ``start`` that satisfies ``predicate``."""
 
@@ -95,7 +98,9 @@ def vscode_capabilities(
     )
     if pull:
         assert capabilities.text_document is not None
-        capabilities.text_document.diagnostic = types.DiagnosticClientCapabilities(related_document_support=False)
+        capabilities.text_document.diagnostic = types.DiagnosticClientCapabilities(
+            related_document_support=False
+        )
         assert capabilities.workspace is not None
         capabilities.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
     if encodings is not None:
@@ -121,7 +126,9 @@ async def start(
 
 def open_doc(client: LanguageClient, uri: str, text: str, version: int = 1) -> None:
     client.text_document_did_open(
-        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="python", version=version, text=text))
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=uri, language_id="python", version=version, text=text)
+        )
     )
 
 

@@ -39,7 +39,9 @@ async def client(lsp_client: RecordingClient, tmp_path_factory: pytest.TempPathF
     await lsp_client.shutdown_session()
 
 
-def _open(client: RecordingClient, name: str, cells: list[tuple[str, types.NotebookCellKind, str]]) -> list[str]:
+def _open(
+    client: RecordingClient, name: str, cells: list[tuple[str, types.NotebookCellKind, str]]
+) -> list[str]:
     root = Path(client.root)  # type: ignore[attr-defined]
     uri = (root / name).as_uri()
     cell_uris = [f"vscode-notebook-cell:{(root / name).as_posix()}#C{i}" for i in range(len(cells))]
@@ -49,11 +51,14 @@ def _open(client: RecordingClient, name: str, cells: list[tuple[str, types.Noteb
                 uri=uri,
                 notebook_type="jupyter-notebook",
                 version=0,
-                cells=[types.NotebookCell(kind, cell_uri) for cell_uri, (_, kind, _) in zip(cell_uris, cells)],
+                cells=[
+                    types.NotebookCell(kind, cell_uri)
+                    for cell_uri, (_, kind, _) in zip(cell_uris, cells, strict=True)
+                ],
             ),
             cell_text_documents=[
                 types.TextDocumentItem(cell_uri, language, 1, text)
-                for cell_uri, (language, _, text) in zip(cell_uris, cells)
+                for cell_uri, (language, _, text) in zip(cell_uris, cells, strict=True)
             ],
         )
     )
@@ -65,7 +70,9 @@ CODE, MARKUP = types.NotebookCellKind.Code, types.NotebookCellKind.Markup
 
 async def test_cross_cell_graph_reuse_lands_in_the_right_cell(client: RecordingClient) -> None:
     nb, c1, c2, c3 = _open(
-        client, "train.ipynb", [("python", CODE, CELL1), ("markdown", MARKUP, MARKDOWN), ("python", CODE, CELL3)]
+        client,
+        "train.ipynb",
+        [("python", CODE, CELL1), ("markdown", MARKUP, MARKDOWN), ("python", CODE, CELL3)],
     )
     [diagnostic] = await client.wait_for_version(c3, 1)
     assert diagnostic.code == "GG103"
@@ -86,7 +93,9 @@ async def test_cross_cell_graph_reuse_lands_in_the_right_cell(client: RecordingC
 
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(
-            types.TextDocumentIdentifier(c3), diagnostic.range, types.CodeActionContext(diagnostics=[diagnostic])
+            types.TextDocumentIdentifier(c3),
+            diagnostic.range,
+            types.CodeActionContext(diagnostics=[diagnostic]),
         )
     )
     preferred = next(a for a in actions or [] if isinstance(a, types.CodeAction) and a.is_preferred)
@@ -111,14 +120,18 @@ async def test_cross_cell_graph_reuse_lands_in_the_right_cell(client: RecordingC
     client.notebook_document_did_change(
         types.DidChangeNotebookDocumentParams(
             notebook_document=types.VersionedNotebookDocumentIdentifier(uri=nb, version=1),
-            change=types.NotebookDocumentChangeEvent(cells=types.NotebookDocumentCellChanges(text_content=changes)),
+            change=types.NotebookDocumentChangeEvent(
+                cells=types.NotebookDocumentCellChanges(text_content=changes)
+            ),
         )
     )
     assert await client.wait_for_version(c3, 2, start=mark) == []
 
 
 async def test_magics_alone_give_no_findings_and_close_clears(client: RecordingClient) -> None:
-    nb, c1 = _open(client, "magic.ipynb", [("python", CODE, "%%time\nimport torch\n!ls\n%pip install torch\n")])
+    nb, c1 = _open(
+        client, "magic.ipynb", [("python", CODE, "%%time\nimport torch\n!ls\n%pip install torch\n")]
+    )
     assert await client.wait_for_version(c1, 1) == []
     mark = len(client.pushes)
     client.notebook_document_did_close(

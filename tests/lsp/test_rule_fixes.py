@@ -41,7 +41,9 @@ async def test_each_preferred_fix_runs_clean_under_torch(client: RecordingClient
         assert mine, f"{name}: no {code} diagnostic on line {example.line}: {diagnostics}"
         result = await client.text_document_code_action_async(
             types.CodeActionParams(
-                types.TextDocumentIdentifier(uri), mine[0].range, types.CodeActionContext(diagnostics=[mine[0]])
+                types.TextDocumentIdentifier(uri),
+                mine[0].range,
+                types.CodeActionContext(diagnostics=[mine[0]]),
             )
         )
         preferred = [a for a in result or [] if isinstance(a, types.CodeAction) and a.is_preferred]

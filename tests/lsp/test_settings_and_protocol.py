@@ -36,9 +36,10 @@ async def test_bad_initialization_options_get_a_message_and_the_default(client: 
     assert [d.code for d in await client.wait_for_version(uri, 1)] == ["GG103"]
     message = await client.wait_for_message("gradguard.select")
     assert "'GG999' matches no known rule" in message.message
-    assert "gradguard.enable: expected true or false, got 'yes'; using true" in (
-        await client.wait_for_message("gradguard.enable")
-    ).message
+    assert (
+        "gradguard.enable: expected true or false, got 'yes'; using true"
+        in (await client.wait_for_message("gradguard.enable")).message
+    )
     assert message.type == types.MessageType.Warning
 
 
@@ -62,7 +63,9 @@ async def test_workspace_configuration_changes_apply(client: RecordingClient) ->
     [diagnostic] = await reconfigure({"codeAction": {"disableRuleComment": {"enable": False}}})
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(
-            types.TextDocumentIdentifier(uri), diagnostic.range, types.CodeActionContext(diagnostics=[diagnostic])
+            types.TextDocumentIdentifier(uri),
+            diagnostic.range,
+            types.CodeActionContext(diagnostics=[diagnostic]),
         )
     )
     assert [a.title for a in actions or []] == ["gradguard (GG103): Move the computation into the loop"]

@@ -54,7 +54,6 @@ async def test_open_publishes_the_finding_with_its_story(client: RecordingClient
     assert isinstance(d.data, dict) and d.data["fixes"][0]["kind"] == "move-into-loop"
 
 
-
 async def test_a_burst_of_changes_gives_one_analysis_of_the_last_version(client: RecordingClient) -> None:
     uri = _uri(client, "burst.py")
     clean = examples("GG103")[0][0].source
@@ -71,7 +70,9 @@ async def test_a_burst_of_changes_gives_one_analysis_of_the_last_version(client:
     assert [p.version for p in client.pushes[mark:] if p.uri == uri] == [6]
 
 
-async def test_syntax_error_mid_typing_keeps_the_findings_until_it_parses_again(client: RecordingClient) -> None:
+async def test_syntax_error_mid_typing_keeps_the_findings_until_it_parses_again(
+    client: RecordingClient,
+) -> None:
     uri = _uri(client, "typing.py")
     open_doc(client, uri, SEED)
     assert [d.code for d in await client.wait_for_version(uri, 1)] == ["GG103"]
@@ -214,3 +215,26 @@ async def test_close_clears_the_diagnostics(client: RecordingClient) -> None:
     client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
     params = await client.wait_for_push(uri, start=mark)
     assert list(params.diagnostics) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import torch\nx = 1\x00\n",  # a NUL byte: not Python, must not crash
+        "import torch\n" + "y = " + "(" * 5000 + "1" + ")" * 5000 + "\n",  # deeper than the parser goes
+        "import torch\ns = '" + "\U0001f600" * 50_000 + "'\n",  # a very long non-ASCII line
+        "import torch\r\nx = torch.ones(2, requires_grad=True)\rlosses = [x]\u2028\x0c\n",  # odd line ends
+        "",
+    ],
+    ids=["nul", "deep", "long-line", "line-ends", "empty"],
+)
+async def test_bad_input_never_crashes_the_server(client: RecordingClient, text: str) -> None:
+    uri = _uri(client, "odd.py")
+    mark = len(client.pushes)
+    open_doc(client, uri, text)
+    assert await client.wait_for_version(uri, 1, start=mark) == []
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(1, 3))
+    )
+    assert hover is None
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))

@@ -721,6 +721,9 @@ class Evaluator:
         method: bool = False,
     ) -> Val:
         if name == "detach":
+            stmt = self.stmt_stack[-1] if self.stmt_stack else None
+            if isinstance(stmt, ast.Expr) and stmt.value is node and not node.args and not node.keywords:
+                self.rep.discarded_detach(stmt, node)  # `h.detach()` alone changes nothing
             return Val(Grad.NONE, Ty.TENSOR, obj=recv.obj, shape=recv.shape, cause=("`.detach()`", node))
         if name == "detach_":
             if first_arg is not None:
@@ -1003,8 +1006,7 @@ class Evaluator:
                 marker = self.new_site(node, False, tuple(args), frozenset(), inst, call_args)
                 return _add_site(inner, marker)
         shape = None
-        if inst.cls_name == "Linear" and x.shape and isinstance(inst.kwargs.get("arg1"), int):
-            shape = (*x.shape[:-1], int(inst.kwargs["arg1"]))
+        shape = _module_shape(inst, x.shape)
         site = self.new_site(node, True, tuple(args), frozenset(saved), inst, call_args)
         site.hazard = inst.hazard
         sites = frozenset({site}).union(*(a.sites for a in args))
@@ -1227,6 +1229,11 @@ class Evaluator:
                 self.rep.no_grad_fn(run)
             return
         if val.grad is not Grad.GRAPH:
+            if val.grad is Grad.UNKNOWN and target is not None and st.mode is not GradMode.OFF:
+                # Past a backward that did not raise, the value certainly requires grad.
+                path = self.path_of(target)
+                if path is not None and path in st.env or isinstance(target, ast.Name):
+                    self.rebind(target, Val(Grad.GRAPH, Ty.TENSOR, taints=val.taints, label=val.label))
             return
         has_gradient = (
             bool(node.args)
@@ -1408,3 +1415,29 @@ def _on_path(site: Site, leaves: frozenset[object], memo: dict[int, bool]) -> bo
             break
     memo[key] = found
     return found
+
+
+def _module_shape(inst: ModuleInst, shape: tuple[int, ...] | None) -> tuple[int, ...] | None:
+    """Output shape of Linear layers, shape-keeping activations and Sequentials of them."""
+    if not shape:
+        return None
+    if inst.cls_name == "Linear":
+        n_in = inst.kwargs.get("arg0", inst.kwargs.get("in_features"))
+        n_out = inst.kwargs.get("arg1", inst.kwargs.get("out_features"))
+        if type(n_in) is int and type(n_out) is int and shape[-1] == n_in:
+            return (*shape[:-1], n_out)
+        return None
+    if (
+        inst.kind == "activation"
+        and inst.cls_name not in ("Flatten", "Unflatten")
+        and "Pool" not in inst.cls_name
+    ):
+        return shape
+    if inst.cls_name == "Sequential" and inst.seq_children:
+        out: tuple[int, ...] | None = shape
+        for child in inst.seq_children:
+            out = _module_shape(child, out)
+            if out is None:
+                return None
+        return out
+    return None

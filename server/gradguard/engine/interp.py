@@ -171,19 +171,7 @@ class Interpreter(Evaluator):
         method(node)
 
     def s_Expr(self, node: ast.Expr) -> None:
-        val = self.expr(node.value)
-        call = node.value
-        if (
-            isinstance(call, ast.Call)
-            and isinstance(call.func, ast.Attribute)
-            and call.func.attr == "detach"
-            and not call.args
-            and not call.keywords
-        ):
-            recv = self.peek(call.func.value)
-            if recv.is_tensor:
-                self.rep.discarded_detach(node, call)
-        del val
+        self.expr(node.value)
 
     def s_Assign(self, node: ast.Assign) -> None:
         val = self.expr(node.value)

@@ -801,12 +801,22 @@ def _reaches(val: Val, site: Site) -> bool:
 
 
 def _first_read(loop: ast.AST, name: str) -> ast.Name | None:
+    """The first read of ``name`` in the loop body that can carry its graph somewhere."""
     best: ast.Name | None = None
     for stmt in getattr(loop, "body", []):
-        if _is_discarded_detach(stmt):
-            continue  # `h.detach()` alone reads h but carries nothing
+        skip: set[int] = set()
+        for n in ast.walk(stmt):
+            if _is_discarded_detach(n):  # `h.detach()` alone reads h but carries nothing
+                skip.update(id(m) for m in ast.walk(n))
+            elif isinstance(n, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in n.ops):
+                skip.add(id(n.left))  # nor does `h is None`
         for node in ast.walk(stmt):
-            if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            if (
+                isinstance(node, ast.Name)
+                and node.id == name
+                and isinstance(node.ctx, ast.Load)
+                and id(node) not in skip
+            ):
                 if best is None or (node.lineno, node.col_offset) < (best.lineno, best.col_offset):
                     best = node
         if best is not None:
@@ -896,7 +906,7 @@ def _read_before_write(loop: ast.AST, name: str) -> bool:
     return bool(block(list(getattr(loop, "body", []))))
 
 
-def _is_discarded_detach(stmt: ast.stmt) -> bool:
+def _is_discarded_detach(stmt: ast.AST) -> bool:
     return (
         isinstance(stmt, ast.Expr)
         and isinstance(stmt.value, ast.Call)

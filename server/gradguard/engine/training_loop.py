@@ -61,10 +61,10 @@ def check_zero_grad(
         and isinstance(c.func.value, ast.Name)
         and env.get(c.func.value.id, Val()).ty is Ty.OPTIMIZER
     ]
-    if not backwards or not steps:
+    if not backwards:
         return
     _misplaced(rep, loop, env)
-    if _clears_grads(rep, loop):
+    if not steps or _clears_grads(rep, loop):
         return
     if _may_clear_grads(loop, env, ev):
         return
@@ -200,7 +200,8 @@ def _misplaced(rep: Reporter, loop: ast.AST, env: dict[str, Val]) -> None:
                     if j > i
                     and name == "step"
                     and isinstance(recv, ast.Name)
-                    and env.get(recv.id, Val()).ty is Ty.OPTIMIZER
+                    # An unknown receiver (a parameter) zeroed then stepped is an optimizer too.
+                    and env.get(recv.id, Val()).ty in (Ty.OPTIMIZER, Ty.UNKNOWN)
                     and _zeroes_for(zrecv, recv, env)
                 ]
                 if not backward or not steps:

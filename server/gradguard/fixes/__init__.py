@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import warnings
 
-from gradguard.findings import Fix, FixRef
+from gradguard.findings import Fix, FixRef, Span, TextEdit
 from gradguard.fixes.edits import apply_edits, diff_edits
 from gradguard.fixes.locate import Index
 from gradguard.fixes.plan import Plan
@@ -40,7 +40,20 @@ def new_source(source: str, ref: FixRef) -> str | None:
 
 
 def compute(source: str, ref: FixRef) -> Fix | None:
-    new = new_source(source, ref)
+    # A byte-order mark is not part of the text that spans count (editors hide it, and
+    # `ast` rejects it); libcst would drop it, so work after it and keep it.
+    bom = source.startswith("\ufeff")
+    body = source[1:] if bom else source
+    new = new_source(body, ref)
     if new is None:
         return None
-    return Fix(ref.title, ref.tradeoff, diff_edits(source, new))
+    edits = diff_edits(body, new)
+    if bom:
+        edits = tuple(_shift_first_line(edit) for edit in edits)
+    return Fix(ref.title, ref.tradeoff, edits)
+
+
+def _shift_first_line(edit: TextEdit) -> TextEdit:
+    s = edit.span
+    span = Span(s.line, s.col + (s.line == 1), s.end_line, s.end_col + (s.end_line == 1))
+    return TextEdit(span, edit.new_text)

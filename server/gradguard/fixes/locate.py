@@ -19,10 +19,11 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from gradguard.findings import Span
-from gradguard.fixes.text import line_starts
+from gradguard.fixes.text import line_starts, split_lines
 
 # Between a parenthesis and what it encloses: whitespace, line breaks, comments.
 _OPEN = re.compile(r"\((?:\s|#[^\r\n]*)*")
+_INDENT = re.compile(r"[ \t\x0c]*")
 _CLOSE = re.compile(r"(?:\s|#[^\r\n]*)*\)")
 
 Key = tuple[int, int, int, int]
@@ -62,9 +63,16 @@ class Index:
         self.module.visit(parents)
         self.parent = parents.parent
         self.order = parents.order
+        shift = _form_feed_shift(source)
         self.by_span: dict[Key, list[cst.CSTNode]] = {}
         for node, where in positions.items():
-            key = (where.start.line, where.start.column, where.end.line, where.end.column)
+            start, end = where.start, where.end
+            key = (
+                start.line,
+                start.column + shift.get(start.line, 0),
+                end.line,
+                end.column + shift.get(end.line, 0),
+            )
             self.by_span.setdefault(key, []).append(node)
         # Tuples and generator expressions, for spans that include their parentheses.
         self.enclosed = [
@@ -141,6 +149,22 @@ class Index:
                 return True
             current = self.parent.get(current)
         return False
+
+
+def _form_feed_shift(source: str) -> dict[int, int]:
+    """Per line, how far libcst's columns lag behind code points.
+
+    libcst (like CPython's tokenizer for indentation) restarts the column count after
+    a form feed in a line's leading whitespace; ``ast`` and Span count every character.
+    """
+    if "\x0c" not in source:
+        return {}
+    shift: dict[int, int] = {}
+    for number, line in enumerate(split_lines(source), start=1):
+        indent = _INDENT.match(line)
+        if indent is not None and "\x0c" in indent.group(0):
+            shift[number] = indent.group(0).rindex("\x0c") + 1
+    return shift
 
 
 def span_key(raw: Any) -> Key:

@@ -16,8 +16,6 @@ from lsprotocol import types
 
 from ..api import compute_fix, fix_notebook, fix_source
 from ..findings import FixRef, Span, TextEdit
-from ..fixes import apply_edits
-from ..fixes.edits import diff_edits
 from ..noqa import is_suppressed, suppressions
 from ..notebook import Notebook, NotebookError
 from ..settings import Settings
@@ -156,6 +154,8 @@ def noqa_edit(snap: Snapshot, code: str, line: int) -> TextEdit | None:
         edit = TextEdit(Span(line, len(stripped), line, len(stripped)), f", {code}")
     else:
         edit = TextEdit(Span(line, len(stripped), line, len(text)), f"  # noqa: {code}")
+    from ..fixes import apply_edits  # libcst is imported on the first resolve, not at start-up
+
     try:
         new = apply_edits(snap.source, [edit])
     except ValueError:
@@ -166,6 +166,8 @@ def noqa_edit(snap: Snapshot, code: str, line: int) -> TextEdit | None:
 
 
 def _notebook_fix_all(snap: Snapshot, settings: Settings) -> list[TextEdit] | None:
+    from ..fixes.edits import diff_edits
+
     assert snap.notebook is not None
     old = snap.notebook.notebook
     new_text, applied = fix_notebook(old.dumps(), snap.filename, settings)
@@ -214,6 +216,8 @@ def resolve(
         if snap.notebook is not None:
             cell_edits = _notebook_fix_all(snap, settings)
             return workspace_edit(snap, cell_edits, document_changes) if cell_edits else None
+        from ..fixes.edits import diff_edits
+
         new, applied = fix_source(snap.source, snap.filename, settings)
         if not applied or new == snap.source:
             return None

@@ -10,7 +10,10 @@ dropped (the change that moved it has scheduled its own analysis).
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
+import os
+import time
 from collections.abc import Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -162,7 +165,11 @@ class GradguardServer(LanguageServer):
         previous = self.results.get(key)
         settings, editor = self.settings_for(snap), self.editor
         had_findings = previous is not None and bool(previous.findings)
+        started = time.perf_counter()
         result = await self.run(self._analyse_and_convert, snap, settings, editor, had_findings)
+        logger.debug(
+            "analysed %s (version %s) in %.0f ms", key, snap.version, (time.perf_counter() - started) * 1000
+        )
         if self.current_version(key) != snap.version or generation != self.generation:
             return  # stale: a newer change or setting has scheduled its own analysis
         if not result.parsed and previous is not None and previous.editor.enable and editor.enable:
@@ -419,7 +426,14 @@ def shutdown(ls: GradguardServer, params: None) -> None:
 
 
 def main(tcp: int | None = None, host: str = "127.0.0.1") -> int:
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.basicConfig(
+        level=os.environ.get("GRADGUARD_LOG_LEVEL", "WARNING").upper(),
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
+    # Everything imported so far lives as long as the server: keep it out of every later collection,
+    # which would otherwise walk it on each analysis's many allocations.
+    gc.collect()
+    gc.freeze()
     if tcp is not None:
         server.start_tcp(host, tcp)
     else:

@@ -1,0 +1,109 @@
+"""The engine's own contract: the story it tells, positions, determinism and restraint."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from gradguard.engine import analyze, inspect
+
+SEED = textwrap.dedent(
+    """\
+    import torch
+
+    measure = torch.nn.MSELoss()
+    x = torch.tensor([1, 0], dtype=torch.float64)
+    t = torch.eye(2, dtype=torch.float64, requires_grad=True)
+    a = torch.ones(2, dtype=torch.float64, requires_grad=True)
+    y = t @ a
+
+    for _ in range(2):
+        x_out = t @ (x + y)
+        loss = measure(x_out, x)
+        loss.backward()
+    """
+)
+
+
+def test_seed_case_tells_the_whole_story() -> None:
+    (finding,) = analyze(SEED)
+    assert finding.code == "GG103"
+    # The squiggle is on the first read of `y` inside the loop.
+    assert (finding.span.line, finding.span.col, finding.span.end_col) == (10, 21, 22)
+    assert finding.chain == "loss (line 11) <- x_out (line 10) <- y (line 7, before the loop) <- t, a"
+    roles = [(r.role, r.span.line) for r in finding.related]
+    assert roles == [("built", 7), ("freed", 12), ("reused", 12)]
+    assert finding.fixes[0].kind == "move-into-loop"
+    assert finding.fixes[0].params["stmts"] == [[7, 0, 7, 9]]
+
+
+def test_backward_facts_for_hover() -> None:
+    (info,) = inspect(SEED).backwards
+    assert info.span.line == 12
+    assert info.target == "loss"
+    assert not info.retains
+    assert ("t @ a", 7) in info.frees
+    assert info.needed_later
+
+
+def test_backward_without_reuse_is_not_needed_later() -> None:
+    src = "import torch\nw = torch.ones(3, requires_grad=True)\nloss = (w * w).sum()\nloss.backward()\n"
+    (info,) = inspect(src).backwards
+    assert info.frees == (("w * w", 3),) and not info.needed_later
+
+
+def test_columns_count_code_points_not_bytes() -> None:
+    prefix = "# 训练 🚀 résumé\n"
+    src = SEED.replace("    x_out = t @ (x + y)", "    s = '🚀训练'; x_out = t @ (x + y)")
+    (finding,) = analyze(prefix + src)
+    line = (prefix + src).splitlines()[finding.span.line - 1]
+    assert line[finding.span.col : finding.span.end_col] == "y"
+
+
+def test_results_are_deterministic() -> None:
+    from gradguard.rules import examples
+
+    _, invalid = examples("GG105")
+    runs = {tuple((f.code, f.span, f.message) for f in analyze(invalid[1].source)) for _ in range(5)}
+    assert len(runs) == 1
+
+
+@pytest.mark.parametrize(
+    "loop",
+    ["for _ in range(1):", "for _ in [0]:", "for step in range(5):\n    if step:\n        break"],
+)
+def test_a_loop_that_cannot_repeat_the_backward_is_not_flagged(loop: str) -> None:
+    body = "loss = (h * 2).sum()\nloss.backward()\n"
+    if "break" in loop:
+        src_loop = "for step in range(5):\n" + textwrap.indent(body, "    ") + "    break\n"
+    else:
+        src_loop = loop + "\n" + textwrap.indent(body, "    ")
+    src = "import torch\nw = torch.randn(3, requires_grad=True)\nh = w.exp()\n" + src_loop
+    assert analyze(src) == []
+    # The same loop repeated twice does fail at run time, and is flagged.
+    repeated = src.replace("range(1)", "range(2)").replace("[0]", "[0, 1]")
+    if "break" not in loop:
+        assert [f.code for f in analyze(repeated)] == ["GG103"]
+
+
+def test_unknown_values_never_produce_findings() -> None:
+    src = textwrap.dedent(
+        """\
+        import torch
+        from mylib import build_model, loader
+
+        model = build_model()
+        feats = model(torch.randn(4, 3))
+        for batch in loader:
+            loss = (feats * batch).sum()
+            loss.backward()
+        """
+    )
+    assert analyze(src) == []
+
+
+def test_files_without_torch_are_skipped_and_bad_input_gives_nothing() -> None:
+    assert analyze("x = 1\nfor i in range(3):\n    x += i\n") == []
+    assert analyze("import torch\nfor x in (:\n") == []
+    assert analyze("import torch\n" + "(" * 5000 + ")" * 5000 + "\n") == []
