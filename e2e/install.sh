@@ -48,7 +48,7 @@ stamp="$TOOLS/.installed"
 want="$CODE_SERVER_VERSION $(cat "$HERE/tools/package-lock.json" | cksum | cut -d' ' -f1)"
 installed_version=""
 if [[ -x $code_server && -f $stamp && $(cat "$stamp") == "$want" ]]; then
-    installed_version=$("$code_server" --version 2>/dev/null | head -n1 | cut -d' ' -f1 || true)
+    installed_version=$("$code_server" --version 2>/dev/null | awk '/^[0-9]+\.[0-9]+\.[0-9]+ / {print $1; exit}' || true)
 fi
 if [[ $installed_version == "$CODE_SERVER_VERSION" ]]; then
     log "code-server $CODE_SERVER_VERSION: already installed in $TOOLS"
@@ -71,7 +71,7 @@ else
     (cd "$TOOLS" && env -u npm_config_global -u npm_config_prefix \
         npm_config_yes=true npm_config_unsafe_perm=true npm_config_update_notifier=false \
         npm_config_fund=false npm_config_audit=false npm ci --loglevel=error >&2)
-    installed_version=$("$code_server" --version | head -n1 | cut -d' ' -f1)
+    installed_version=$("$code_server" --version 2>/dev/null | awk '/^[0-9]+\.[0-9]+\.[0-9]+ / {print $1; exit}')
     if [[ $installed_version != "$CODE_SERVER_VERSION" ]]; then
         log "code-server reports version '$installed_version', expected $CODE_SERVER_VERSION"
         exit 1

@@ -141,3 +141,21 @@ async def test_magics_alone_give_no_findings_and_close_clears(client: RecordingC
         )
     )
     assert list((await client.wait_for_push(c1, start=mark)).diagnostics) == []
+
+
+async def test_fix_all_in_a_notebook_edits_each_cell(client: RecordingClient) -> None:
+    loop = CELL3.split("\n", 2)[2]  # without the magics
+    nb, c1, c2 = _open(client, "fixall.ipynb", [("python", CODE, CELL1), ("python", CODE, loop)])
+    [diagnostic] = await client.wait_for_version(c2, 1)
+    result = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier(c2),
+            types.Range(types.Position(0, 0), types.Position(0, 0)),
+            types.CodeActionContext(diagnostics=[], only=["source.fixAll.gradguard"]),
+        )
+    )
+    [fix_all] = [a for a in result or [] if isinstance(a, types.CodeAction)]
+    resolved = await client.code_action_resolve_async(fix_all)
+    edits = edits_by_uri(resolved.edit)
+    assert "y = t @ a" not in apply_text_edits(CELL1, edits[c1])
+    assert apply_text_edits(loop, edits[c2]).startswith("for _ in range(2):\n    y = t @ a\n")

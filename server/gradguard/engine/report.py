@@ -409,8 +409,10 @@ class Reporter:
         """Names that carry this iteration-1 graph into iteration 2, by their first read in the loop."""
         found: list[tuple[tuple[int, int], str]] = []
         for name, val in loop.starts.get(2, {}).items():
+            if not _reaches(val, site):
+                continue
             read = _first_read(loop.node, name)
-            if read is not None and _reaches(val, site) and _read_before_write(loop.node, name):
+            if read is not None and _read_before_write(loop.node, name):
                 found.append(((read.lineno, read.col_offset), name))
         return [name for _, name in sorted(found)]
 

@@ -25,9 +25,9 @@ from .notebooks import CellText, NotebookLocator, cell_texts
 from .positions import Codec, Locator, TextLocator
 from .settings import EditorSettings
 
-# Beyond this a document is not analysed (a generated or data file opened by accident): the
-# analysis would hold the GIL for seconds and the result would be unreadable anyway.
-MAX_SOURCE_CHARS = 5_000_000
+# Beyond this (about 40,000 lines) a document is not analysed: it is a generated or data file opened
+# by accident, the analysis would take seconds per keystroke and its findings would go unread.
+MAX_SOURCE_CHARS = 1_500_000
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ from .documents import Result
 from .positions import contains
 
 _FENCE = re.compile(r"^```[\w-]*\n(.*?)^```\s*$", re.S | re.M)
-_ROLE_LABEL = {"built": "graph built", "freed": "buffers freed", "reused": "needed again"}
 
 
 @functools.lru_cache(maxsize=64)
@@ -35,10 +34,17 @@ def _why_section(code: str) -> tuple[str, str]:
     fence = _FENCE.search(section)
     if fence is not None and re.match(r"\s*\w*(Error|Exception|Warning)\b", fence.group(1)):
         error = fence.group(1).strip()
-        why = (section[: fence.start()] + section[fence.end() :]).strip()
+        before = section[: fence.start()].rstrip()
+        if before.endswith(":"):
+            # "... and torch raises:" introduced the error, which now has its own heading.
+            cut = max(before.rfind(". "), before.rfind(".\n"))
+            before = before[: cut + 1] if cut >= 0 else ""
+        why = "\n\n".join(part for part in (before.strip(), section[fence.end() :].strip()) if part)
         return f"```text\n{error}\n```", why
-    paragraphs = section.split("\n\n")
-    return paragraphs[0].strip(), "\n\n".join(paragraphs[1:]).strip()
+    paragraphs = [p.strip() for p in section.split("\n\n") if p.strip()]
+    # A silent rule's effect may be announced ("Nothing raises, but:") and listed in what follows.
+    take = 2 if paragraphs and paragraphs[0].endswith(":") else 1
+    return "\n\n".join(paragraphs[:take]), "\n\n".join(paragraphs[take:])
 
 
 def finding_markdown(finding: Finding, result: Result, uri: str) -> str:
@@ -58,8 +64,7 @@ def finding_markdown(finding: Finding, result: Result, uri: str) -> str:
     story = []
     for item in finding.related:
         where = describe(f"line {item.span.line}", uri)
-        label = _ROLE_LABEL.get(item.role, "note")
-        story.append(f"- {where} ({label}): {describe(item.message, uri)}")
+        story.append(f"- {where}: {describe(item.message, uri)}")
     if story:
         parts.append("**Where**\n\n" + "\n".join(story))
     if finding.fixes:

@@ -426,15 +426,17 @@ def shutdown(ls: GradguardServer, params: None) -> None:
 
 
 def main(tcp: int | None = None, host: str = "127.0.0.1") -> int:
-    logging.basicConfig(
-        level=os.environ.get("GRADGUARD_LOG_LEVEL", "WARNING").upper(),
-        format="%(asctime)s %(name)s %(levelname)s %(message)s",
-    )
+    # Logs go to stderr (the client's output channel); stdout is the protocol. GRADGUARD_LOG_LEVEL=debug
+    # adds gradguard's own timings without pygls' per-message chatter.
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.getLogger("gradguard").setLevel(os.environ.get("GRADGUARD_LOG_LEVEL", "WARNING").upper())
     # Everything imported so far lives as long as the server: keep it out of every later collection,
     # which would otherwise walk it on each analysis's many allocations.
     gc.collect()
     gc.freeze()
     if tcp is not None:
+        # pygls says "Serving on (host, port)" once it listens: whoever started us knows when to connect.
+        logging.getLogger("pygls.server").setLevel(logging.INFO)
         server.start_tcp(host, tcp)
     else:
         server.start_io()
