@@ -77,6 +77,10 @@ class Bench:
                 self.diagnostics[params.version] = list(params.diagnostics)
                 self.event.set()
 
+        @self.client.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def register(params: types.RegistrationParams) -> None:
+            return None
+
         @self.client.feature(types.WORKSPACE_CONFIGURATION)
         def configuration(params: types.ConfigurationParams) -> list[Any]:
             return [None for _ in params.items]

@@ -64,9 +64,10 @@ class Notebook:
         return notebook
 
     def is_python(self) -> bool:
-        metadata = self.data.get("metadata") or {}
-        language = (metadata.get("language_info") or {}).get("name") or (
-            metadata.get("kernelspec") or {}
+        # Hand-edited or foreign JSON may put anything here: read only what has the expected shape.
+        metadata = _mapping(self.data.get("metadata"))
+        language = _mapping(metadata.get("language_info")).get("name") or _mapping(
+            metadata.get("kernelspec")
         ).get("language")
         return language is None or str(language).lower() == "python"
 
@@ -191,6 +192,10 @@ def renumber_lines(message: str, notebook: Notebook, home: int | None) -> str:
         return f"line {line}" if cell.number == home else f"line {line} of cell {cell.number}"
 
     return _LINE_RE.sub(one, message)
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _broken(cell_source: str) -> bool:

@@ -25,6 +25,7 @@ class RecordingClient(LanguageClient):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.pushes: list[types.PublishDiagnosticsParams] = []
+        self.registrations: list[types.Registration] = []
         self.arrived = asyncio.Condition()
 
     async def wait_for_push(
@@ -75,11 +76,16 @@ async def _show(client: RecordingClient, params: types.ShowMessageParams) -> Non
         client.arrived.notify_all()
 
 
+async def _register(client: RecordingClient, params: types.RegistrationParams) -> None:
+    client.registrations.extend(params.registrations)
+
+
 def make_client() -> RecordingClient:
     client = RecordingClient(converter_factory=lsp_client_module.default_converter)
     features = dict(lsp_client_module.DEFAULT_CLIENT_FEATURES)
     features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = _record
     features[types.WINDOW_SHOW_MESSAGE] = _show
+    features[types.CLIENT_REGISTER_CAPABILITY] = _register
     lsp_client_module.register_lsp_features(client, features)
     return client
 

@@ -159,3 +159,14 @@ async def test_fix_all_in_a_notebook_edits_each_cell(client: RecordingClient) ->
     edits = edits_by_uri(resolved.edit)
     assert "y = t @ a" not in apply_text_edits(CELL1, edits[c1])
     assert apply_text_edits(loop, edits[c2]).startswith("for _ in range(2):\n    y = t @ a\n")
+    # What VS Code asks cells for on save (notebook.codeActionsOnSave).
+    result = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier(c1),
+            types.Range(types.Position(0, 0), types.Position(0, 0)),
+            types.CodeActionContext(diagnostics=[], only=["notebook.source.fixAll"]),
+        )
+    )
+    assert [a.kind for a in result or [] if isinstance(a, types.CodeAction)] == [
+        "notebook.source.fixAll.gradguard"
+    ]

@@ -73,14 +73,23 @@ async def test_workspace_configuration_changes_apply(client: RecordingClient) ->
     assert "is not one of error, warning" in (await client.wait_for_message("gradguard.severity")).message
 
 
-async def test_pyproject_configuration_applies(client: RecordingClient) -> None:
+async def test_pyproject_configuration_applies_and_is_watched(client: RecordingClient) -> None:
     root = _root(client)
-    (root / "pyproject.toml").write_text('[tool.gradguard]\nignore = ["GG103"]\nselect = ["GG1", "GG42"]\n')
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text('[tool.gradguard]\nignore = ["GG103"]\nselect = ["GG1", "GG42"]\n')
     await start(client, root)
     uri = (root / "a.py").as_uri()
     open_doc(client, uri, SEED + "\n" + examples("GG101")[1][0].source)
     assert [d.code for d in await client.wait_for_version(uri, 1)] == ["GG101"]
     assert "'GG42' matches no known rule" in (await client.wait_for_message("GG42")).message
+    assert [r.method for r in client.registrations] == [types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+
+    mark = len(client.pushes)
+    pyproject.write_text('[tool.gradguard]\nignore = ["GG101"]\n')
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams([types.FileEvent(pyproject.as_uri(), types.FileChangeType.Changed)])
+    )
+    assert [d.code for d in (await client.wait_for_push(uri, start=mark)).diagnostics] == ["GG103"]
 
 
 async def test_pull_diagnostics_when_the_client_supports_them(client: RecordingClient) -> None:

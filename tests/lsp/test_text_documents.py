@@ -225,8 +225,9 @@ async def test_close_clears_the_diagnostics(client: RecordingClient) -> None:
         "import torch\ns = '" + "\U0001f600" * 50_000 + "'\n",  # a very long non-ASCII line
         "import torch\r\nx = torch.ones(2, requires_grad=True)\rlosses = [x]\u2028\x0c\n",  # odd line ends
         "",
+        "import torch\n" + "x = torch.ones(1)\n" * 100_000,  # 1.8 MB: too large to analyse per keystroke
     ],
-    ids=["nul", "deep", "long-line", "line-ends", "empty"],
+    ids=["nul", "deep", "long-line", "line-ends", "empty", "huge"],
 )
 async def test_bad_input_never_crashes_the_server(client: RecordingClient, text: str) -> None:
     uri = _uri(client, "odd.py")

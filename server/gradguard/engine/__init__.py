@@ -30,10 +30,13 @@ _COMPOUND = (
 )
 
 
-def _annotate_blocks(body: list[ast.stmt]) -> None:
-    """Give every statement its enclosing statement list (used to place fixes)."""
+def _annotate_blocks(body: list[ast.stmt], blocks: dict[int, list[ast.stmt]]) -> None:
+    """Map every statement to its enclosing statement list (used to place fixes).
+
+    Kept beside the tree, not on its nodes: a node pointing at the list that holds it is a
+    reference cycle, and would leave the whole AST to the cyclic garbage collector."""
     for stmt in body:
-        stmt._gg_block = body  # type: ignore[attr-defined]
+        blocks[id(stmt)] = body
         if not isinstance(stmt, _COMPOUND):
             continue
         for inner in (
@@ -42,11 +45,11 @@ def _annotate_blocks(body: list[ast.stmt]) -> None:
             getattr(stmt, "finalbody", None),
         ):
             if inner and isinstance(inner, list) and isinstance(inner[0], ast.stmt):
-                _annotate_blocks(inner)
+                _annotate_blocks(inner, blocks)
         for handler in getattr(stmt, "handlers", ()) or ():
-            _annotate_blocks(handler.body)
+            _annotate_blocks(handler.body, blocks)
         for case in getattr(stmt, "cases", ()) or ():
-            _annotate_blocks(case.body)
+            _annotate_blocks(case.body, blocks)
 
 
 class Analysis:
@@ -100,7 +103,7 @@ def analyze_tree(tree: ast.Module, source: str) -> Analysis:
     limit = sys.getrecursionlimit()
     try:
         sys.setrecursionlimit(max(limit, 4000))
-        _annotate_blocks(tree.body)
+        _annotate_blocks(tree.body, reporter.blocks)
         reporter.tree_body = tree.body
         Interpreter(tree, reporter).run()
     except RecursionError:

@@ -30,6 +30,7 @@ from .values import (
     join,
 )
 
+_EXPR_DISPATCH: dict[type, Any] = {}
 MAX_INLINE_DEPTH = 3
 MAX_INLINES = 400
 
@@ -57,7 +58,6 @@ class Evaluator:
         self.inlines = 0
         self.classes: dict[str, Any] = {}
         self.grad_inputs: frozenset[object] = frozenset()
-        self._dispatch: dict[type, Any] = {}  # node type -> handler, looked up once per type
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -167,10 +167,14 @@ class Evaluator:
         if self.st is None:
             return UNKNOWN
         kind = type(node)
-        method = self._dispatch.get(kind)
+        method = _EXPR_DISPATCH.get(kind)
         if method is None:
-            method = self._dispatch[kind] = getattr(self, "e_" + kind.__name__, None) or self._visit_children
-        result: Val = method(node)
+            # Plain functions, looked up once per node type (bound methods kept on self would make
+            # a reference cycle through the whole AST).
+            method = _EXPR_DISPATCH[kind] = getattr(type(self), "e_" + kind.__name__, None) or (
+                type(self)._visit_children
+            )
+        result: Val = method(self, node)
         return result
 
     def _visit_children(self, node: ast.AST) -> Val:
@@ -307,7 +311,7 @@ class Evaluator:
             return Val(Grad.UNKNOWN, ty, shape=shape, taints=taints)
         site = self.new_site(node, saves, inputs, saved, module, call_args)
         if saves_output:
-            site.saved = site.saved | {site}
+            site.saves_own_output = True
         sites = frozenset({site}).union(*(v.sites for v in inputs))
         return Val(Grad.GRAPH, ty, sites=sites, root=site, obj=site, shape=shape, taints=taints)
 
@@ -878,7 +882,7 @@ class Evaluator:
             for site in val.sites:
                 if id(site) not in seen:
                     seen.add(id(site))
-                    if obj in site.saved:
+                    if obj in site.saved or (site.saves_own_output and obj is site):
                         out.append(site)
         return out
 

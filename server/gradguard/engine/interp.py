@@ -20,6 +20,7 @@ from .report import Reporter
 from .state import LoopFrame, State, join_states
 from .values import NONE_VAL, OTHER, UNKNOWN, Grad, GradMode, ModuleInst, Taint, Ty, Val
 
+_STMT_DISPATCH: dict[type, Any] = {}
 MAX_UNROLL_DEPTH = 4
 _TRAINING_LOOP = re.compile(r"\.backward\(")
 _BACKPROP = re.compile(r"backward|autograd")
@@ -32,7 +33,6 @@ class Interpreter(Evaluator):
         self.classes: dict[str, ClassInfo] = {}
         self.module_aliases: set[str] = set()
         self._self_instances: dict[str, Val] = {}
-        self._stmt_dispatch: dict[type, Any] = {}
         self._backprop_funcs: set[str] | None = None
 
     # -- entry point ---------------------------------------------------------------
@@ -163,12 +163,12 @@ class Interpreter(Evaluator):
 
     def statement(self, node: ast.stmt) -> None:
         kind = type(node)
-        method = self._stmt_dispatch.get(kind)
+        method = _STMT_DISPATCH.get(kind)
         if method is None:
-            method = self._stmt_dispatch[kind] = (
-                getattr(self, "s_" + kind.__name__, None) or self._visit_children
+            method = _STMT_DISPATCH[kind] = getattr(type(self), "s_" + kind.__name__, None) or (
+                type(self)._visit_children
             )
-        method(node)
+        method(self, node)
 
     def s_Expr(self, node: ast.Expr) -> None:
         self.expr(node.value)

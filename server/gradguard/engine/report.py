@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from ..findings import Finding, FixRef, Related, Span
 from .chain import chain_text
@@ -61,6 +61,7 @@ class Reporter:
         self.penalties_reported: set[int] = set()
         self.tree_body: list[ast.stmt] = []
         self.backward_runs: list[BackwardRun] = []
+        self.blocks: dict[int, list[ast.stmt]] = {}  # id(statement) -> the list that holds it
 
     # -- plumbing --------------------------------------------------------------------
 
@@ -119,6 +120,19 @@ class Reporter:
         return FixRef(
             kind, title, tradeoff, {k: (v.to_json() if isinstance(v, Span) else v) for k, v in params.items()}
         )
+
+    def same_block(self, a: ast.stmt, b: ast.stmt) -> bool:
+        block = self.blocks.get(id(a))
+        return block is not None and block is self.blocks.get(id(b))
+
+    def block_of(self, stmt: ast.stmt, loop: ast.AST) -> list[ast.stmt] | None:
+        """The statement list holding both ``stmt`` and, after it, ``loop``."""
+        block = self.blocks.get(id(stmt))
+        if block is None or not isinstance(loop, ast.stmt) or block is not self.blocks.get(id(loop)):
+            return None
+        if block.index(stmt) < block.index(loop):
+            return block
+        return None
 
     def backward_seen(self, run: BackwardRun) -> None:
         self.backward_runs.append(run)
@@ -253,7 +267,7 @@ class Reporter:
             and run.stmt.value is run.call
             and not first.call.args
             and not run.call.args
-            and _same_block(first.stmt, run.stmt)
+            and self.same_block(first.stmt, run.stmt)
         ):
             fixes.append(
                 self.fix(
@@ -366,11 +380,11 @@ class Reporter:
         """Params of move-into-loop for every pre-loop statement of the stale graph, when that is safe."""
         loop_id = id(loop.node)
         stmts: list[ast.stmt] = []
-        loop_block = getattr(loop.node, "_gg_block", None)
+        loop_block = self.blocks.get(id(loop.node))
         for s in run.val.sites:
             if any(l_id == loop_id for l_id, _ in s.ipath):
                 continue
-            stmt = next((t for t in s.stmts if getattr(t, "_gg_block", None) is loop_block), None)
+            stmt = next((t for t in s.stmts if self.blocks.get(id(t)) is loop_block), None)
             if stmt is None or not isinstance(stmt, ast.Assign):
                 return None
             if all(stmt is not t for t in stmts):
@@ -378,13 +392,13 @@ class Reporter:
         if not stmts:
             return None
         stmts.sort(key=lambda n: (n.lineno, n.col_offset))
-        block = _block_of(stmts[0], loop.node, self.tree_body)
+        block = self.block_of(stmts[0], loop.node)
         if block is None:
             return None
         moved_names: set[str] = set()
         for stmt in stmts:
             assert isinstance(stmt, ast.Assign)
-            if _block_of(stmt, loop.node, self.tree_body) is not block:
+            if self.block_of(stmt, loop.node) is not block:
                 return None
             if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
                 return None
@@ -615,7 +629,7 @@ class Reporter:
                 isinstance(dirt.node, ast.stmt)
                 and run.stmt is not None
                 and run.call is not first.call
-                and _same_block(dirt.node, run.stmt)
+                and self.same_block(dirt.node, run.stmt)
             ):
                 fixes.append(
                     self.fix(
@@ -824,45 +838,6 @@ def _first_read(loop: ast.AST, name: str) -> ast.Name | None:
         if best is not None:
             return best
     return best
-
-
-def _same_block(a: ast.stmt, b: ast.stmt) -> bool:
-    block = getattr(a, "_gg_block", None)
-    return block is not None and block is getattr(b, "_gg_block", None)
-
-
-def _block_of(stmt: ast.stmt | None, loop: ast.AST, tree_body: list[ast.stmt]) -> list[ast.stmt] | None:
-    """The statement list holding both ``stmt`` and, after it, ``loop``."""
-    if stmt is None:
-        return None
-    block = getattr(stmt, "_gg_block", None)
-    if (
-        not isinstance(block, list)
-        or not isinstance(loop, ast.stmt)
-        or block is not getattr(loop, "_gg_block", None)
-    ):
-        return None
-    stmts = cast("list[ast.stmt]", block)
-    if stmt in stmts and loop in stmts and stmts.index(stmt) < stmts.index(loop):
-        return stmts
-    return None
-
-
-def _only_used_after(stmt: ast.stmt, loop: ast.AST, block: list[ast.stmt], name: str) -> bool:
-    """Nothing between the statement and the loop reads or rebinds ``name``; the loop does not rebind it."""
-    i, j = block.index(stmt), block.index(loop)  # type: ignore[arg-type]
-    for between in block[i + 1 : j]:
-        for node in ast.walk(between):
-            if isinstance(node, ast.Name) and node.id == name:
-                return False
-    for node in ast.walk(loop):
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
-            return False
-    # The moved statement's own inputs must not be changed by the loop before its first use.
-    return True
-
-
-__all__ = ["Reporter", "Grad"]
 
 
 def _read_before_write(loop: ast.AST, name: str) -> bool:

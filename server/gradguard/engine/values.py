@@ -66,6 +66,7 @@ class Site:
         "hazard",
         "seq",
         "stmts",
+        "saves_own_output",
     )
 
     def __init__(
@@ -94,6 +95,9 @@ class Site:
         self.hazard = hazard
         self.binding: tuple[str, int] | None = None
         self.seq = 0  # creation order
+        # It saved its own output (sigmoid, exp...): kept as a flag, since a set holding the site
+        # itself would be a reference cycle.
+        self.saves_own_output = False
         self.stmts: tuple[ast.stmt, ...] = ()  # statements being executed, outermost first
 
     def __repr__(self) -> str:

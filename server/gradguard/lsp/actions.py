@@ -24,7 +24,9 @@ from .documents import Snapshot
 from .settings import EditorSettings
 
 FIX_ALL = "source.fixAll.gradguard"
-KINDS = [types.CodeActionKind.QuickFix, FIX_ALL]
+# What VS Code asks notebook cells for on save ("notebook.codeActionsOnSave").
+NOTEBOOK_FIX_ALL = "notebook.source.fixAll.gradguard"
+KINDS = [types.CodeActionKind.QuickFix, FIX_ALL, NOTEBOOK_FIX_ALL]
 
 # A noqa comment with codes ending the line: new codes join it rather than start a second comment.
 _NOQA_TAIL = re.compile(r"#\s*noqa\s*:\s*[A-Za-z]+\d+(?:[\s,]+[A-Za-z]+\d+)*\s*$", re.I)
@@ -83,14 +85,16 @@ def code_actions(
                     data={**common, "action": "noqa"},
                 )
             )
-    if editor.fix_all and fixable and only and any(wanted(FIX_ALL, [item]) for item in only):
-        actions.append(
-            types.CodeAction(
-                title="gradguard: Fix all auto-fixable problems",
-                kind=FIX_ALL,
-                data={"uri": uri, "key": key, "action": "fixAll"},
+    kinds = [FIX_ALL] + ([NOTEBOOK_FIX_ALL] if key != uri else [])
+    for kind in kinds:
+        if editor.fix_all and fixable and only and any(wanted(kind, [item]) for item in only):
+            actions.append(
+                types.CodeAction(
+                    title="gradguard: Fix all auto-fixable problems",
+                    kind=kind,
+                    data={"uri": uri, "key": key, "action": "fixAll"},
+                )
             )
-        )
     return actions
 
 

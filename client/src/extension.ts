@@ -1,0 +1,360 @@
+// gradguard's VS Code client. It finds an interpreter, makes the server's private environment, starts
+// `python -m gradguard serve` with vscode-languageclient, passes the settings on, and shows state,
+// logs and rule documentation. It does not analyse anything itself.
+import * as vscode from "vscode";
+import {
+  CloseAction,
+  CloseHandlerResult,
+  ErrorAction,
+  ErrorHandler,
+  ErrorHandlerResult,
+  LanguageClient,
+  LanguageClientOptions,
+  Message,
+  RevealOutputChannelOn,
+  ServerOptions,
+  State,
+} from "vscode-languageclient/node";
+import { readClientSettings, RESTART_KEYS, SECTION, serverSection } from "./config";
+import { EnvironmentError, ensureEnvironment, ServerEnvironment } from "./environment";
+import { Log } from "./log";
+import { pythonEnv, run } from "./process";
+import { findInterpreter, Interpreter, InterpreterError, onPythonInterpreterChange } from "./python";
+
+const FIX_ALL_KIND = "source.fixAll.gradguard";
+const RULE_SCHEME = "gradguard-rule";
+const RESTART_DELAY_MS = 500;
+const CRASH_WINDOW_MS = 3 * 60 * 1000;
+const MAX_CRASHES = 3;
+
+const DOCUMENT_SELECTOR = [
+  { scheme: "file", language: "python" },
+  { scheme: "untitled", language: "python" },
+  { scheme: "vscode-notebook-cell", language: "python" },
+];
+
+type ServerState = "starting" | "running" | "stopped" | "failed";
+
+class Status implements vscode.Disposable {
+  private readonly item: vscode.LanguageStatusItem;
+
+  constructor() {
+    this.item = vscode.languages.createLanguageStatusItem("gradguard.status", DOCUMENT_SELECTOR);
+    this.item.name = "gradguard";
+    this.item.command = { title: "Show log", command: "gradguard.showLog" };
+    this.set("starting", "starting");
+  }
+
+  set(state: ServerState, detail: string): void {
+    this.item.busy = state === "starting";
+    this.item.severity =
+      state === "failed" ? vscode.LanguageStatusSeverity.Error : vscode.LanguageStatusSeverity.Information;
+    const label = { starting: "starting", running: "", stopped: "stopped", failed: "failed" }[state];
+    this.item.text = label ? `gradguard: ${label}` : "gradguard";
+    this.item.detail = detail;
+    this.item.accessibilityInformation = { label: `gradguard server ${state}: ${detail}` };
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}
+
+class Controller implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private environment: ServerEnvironment | undefined;
+  private interpreter: Interpreter | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private restartTimer: NodeJS.Timeout | undefined;
+  private readonly shown = new Set<string>();
+  private crashes: number[] = [];
+  private disposed = false;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    readonly log: Log,
+    private readonly status: Status,
+  ) {}
+
+  /** One message per distinct problem and session: no storm of pop-ups on repeated restarts. */
+  notifyOnce(key: string, message: string, kind: "error" | "warning" = "warning"): void {
+    (kind === "error" ? this.log.error : this.log.warn).call(this.log, message);
+    if (this.shown.has(key)) return;
+    this.shown.add(key);
+    const show = kind === "error" ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
+    void show(`gradguard: ${message}`, "Show log").then((choice) => {
+      if (choice === "Show log") this.log.show();
+    });
+  }
+
+  /** Stop and start again; calls are queued so restarts never overlap. */
+  restart(reason: string): Promise<void> {
+    this.queue = this.queue.then(() => this.doRestart(reason)).catch((err) => this.log.error(String(err)));
+    return this.queue;
+  }
+
+  /** A restart after a short quiet period (settings and interpreter events come in bursts). */
+  restartSoon(reason: string): void {
+    if (this.restartTimer !== undefined) clearTimeout(this.restartTimer);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      void this.restart(reason);
+    }, RESTART_DELAY_MS);
+  }
+
+  private async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client !== undefined) {
+      try {
+        await client.stop(5000);
+      } catch (err) {
+        this.log.warn(`Stopping the server: ${String(err)}`);
+      }
+      try {
+        await client.dispose();
+      } catch {
+        // already stopped
+      }
+    }
+  }
+
+  private async doRestart(reason: string): Promise<void> {
+    if (this.disposed) return;
+    this.log.info(`Starting the server (${reason})`);
+    await this.stop();
+    this.status.set("starting", "finding a Python interpreter");
+    const settings = readClientSettings((key, message) => this.notifyOnce(`setting:${key}`, message));
+    this.log.setLevel(settings.logLevel);
+    try {
+      const resource = vscode.window.activeTextEditor?.document.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri;
+      this.interpreter = await findInterpreter(settings.interpreter, this.log, resource);
+      this.log.info(
+        `Interpreter: ${this.interpreter.executable} (Python ${this.interpreter.version.join(".")}, from ${this.interpreter.source})`,
+      );
+      this.status.set("starting", "preparing the server environment");
+      this.environment = await ensureEnvironment(this.context, this.interpreter, this.log);
+    } catch (err) {
+      const message = err instanceof InterpreterError || err instanceof EnvironmentError ? err.message : String(err);
+      this.status.set("failed", message);
+      this.notifyOnce(`start:${message}`, `the server cannot start: ${message}`, "error");
+      return;
+    }
+    if (this.disposed) return;
+    this.status.set("starting", "starting the server");
+    const client = this.createClient(this.environment, settings.logLevel);
+    this.client = client;
+    try {
+      await client.start();
+    } catch (err) {
+      if (this.client === client) {
+        const message = err instanceof Error ? err.message : String(err);
+        this.status.set("failed", `the server did not start: ${message}`);
+        this.notifyOnce(
+          `launch:${message}`,
+          `the server did not start (${message}). See the log; 'gradguard: Restart Server' tries again.`,
+          "error",
+        );
+      }
+      return;
+    }
+    if (this.client === client) {
+      const interpreter = this.interpreter;
+      this.status.set(
+        "running",
+        `server ${this.environment.wheelVersion} running on Python ${interpreter.version.join(".")} (${interpreter.source})`,
+      );
+      this.log.info("Server running");
+    }
+  }
+
+  private createClient(environment: ServerEnvironment, logLevel: string): LanguageClient {
+    const serverOptions: ServerOptions = {
+      command: environment.python,
+      args: ["-m", "gradguard", "serve"],
+      options: {
+        cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+        env: pythonEnv({ GRADGUARD_LOG_LEVEL: logLevel }),
+      },
+    };
+    const controller = this;
+    const errorHandler: ErrorHandler = {
+      error(_error: Error, _message: Message | undefined, count: number | undefined): ErrorHandlerResult {
+        return { action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true };
+      },
+      closed(): CloseHandlerResult {
+        if (controller.client !== client || controller.disposed) {
+          return { action: CloseAction.DoNotRestart, handled: true };
+        }
+        const now = Date.now();
+        controller.crashes = [...controller.crashes.filter((time) => now - time < CRASH_WINDOW_MS), now];
+        if (controller.crashes.length <= MAX_CRASHES) {
+          controller.log.warn("The server stopped unexpectedly; restarting it.");
+          controller.status.set("starting", "restarting after the server stopped");
+          return { action: CloseAction.Restart, handled: true };
+        }
+        const message = `the server stopped ${controller.crashes.length} times in 3 minutes and was not restarted. See the log; 'gradguard: Restart Server' tries again.`;
+        controller.status.set("failed", message);
+        controller.notifyOnce("crashes", message, "error");
+        return { action: CloseAction.DoNotRestart, handled: true };
+      },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: DOCUMENT_SELECTOR,
+      outputChannel: this.log.channel,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      initializationOptions: { [SECTION]: serverSection() },
+      synchronize: {
+        configurationSection: SECTION,
+        fileEvents: vscode.workspace.createFileSystemWatcher("**/pyproject.toml"),
+      },
+      errorHandler,
+      initializationFailedHandler: (error) => {
+        this.log.error(`Initialization failed: ${String(error)}`);
+        return false;
+      },
+    };
+    const client = new LanguageClient(SECTION, "gradguard", serverOptions, clientOptions);
+    client.onDidChangeState((event) => {
+      if (event.newState === State.Running && this.client === client && this.interpreter !== undefined) {
+        this.status.set("running", `server running on Python ${this.interpreter.version.join(".")}`);
+      }
+    });
+    return client;
+  }
+
+  get serverPython(): string | undefined {
+    return this.environment?.python;
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    if (this.restartTimer !== undefined) clearTimeout(this.restartTimer);
+    await this.stop();
+  }
+}
+
+/** Rule documentation as read-only markdown documents (`gradguard-rule:/GG103.md`). */
+class RuleDocs implements vscode.TextDocumentContentProvider {
+  constructor(private readonly controller: Controller) {}
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const code = uri.path.replace(/^\//, "").replace(/\.md$/, "");
+    const python = this.controller.serverPython;
+    if (python === undefined) return `# ${code}\n\nThe gradguard server is not installed yet; see the gradguard log.\n`;
+    const result = await run(python, ["-m", "gradguard", "rule", code], { timeoutMs: 30000, env: pythonEnv() });
+    if (result.code !== 0) return `# ${code}\n\n${result.stderr || result.stdout || result.error || "Unknown rule."}\n`;
+    return result.stdout;
+  }
+
+  async listRules(): Promise<Array<{ code: string; description: string }>> {
+    const python = this.controller.serverPython;
+    if (python === undefined) return [];
+    const result = await run(python, ["-m", "gradguard", "rule", "--all"], { timeoutMs: 30000, env: pythonEnv() });
+    const rules: Array<{ code: string; description: string }> = [];
+    for (const line of result.stdout.split("\n")) {
+      const match = /^(GG\d+)\s+(.*)$/.exec(line.trim());
+      if (match !== null) rules.push({ code: match[1], description: match[2] });
+    }
+    return rules;
+  }
+}
+
+function codesAtCursor(): string[] {
+  const editor = vscode.window.activeTextEditor;
+  if (editor === undefined) return [];
+  const codes = new Set<string>();
+  for (const diagnostic of vscode.languages.getDiagnostics(editor.document.uri)) {
+    if (diagnostic.source !== "gradguard" || !diagnostic.range.contains(editor.selection.active)) continue;
+    const code = typeof diagnostic.code === "object" ? diagnostic.code.value : diagnostic.code;
+    if (code !== undefined) codes.add(String(code));
+  }
+  return [...codes];
+}
+
+async function showRuleDocs(docs: RuleDocs, log: Log, code?: unknown): Promise<void> {
+  let chosen = typeof code === "string" && /^GG\d{3}$/i.test(code) ? code.toUpperCase() : undefined;
+  if (chosen === undefined) {
+    const here = codesAtCursor();
+    if (here.length === 1) {
+      chosen = here[0];
+    } else {
+      const rules = await docs.listRules();
+      if (rules.length === 0) {
+        void vscode.window.showWarningMessage("gradguard: the server is not ready yet; see the log.");
+        return;
+      }
+      const pick = await vscode.window.showQuickPick(
+        rules
+          .sort((a, b) => Number(!here.includes(a.code)) - Number(!here.includes(b.code)))
+          .map((rule) => ({ label: rule.code, description: rule.description })),
+        { placeHolder: "Which rule's documentation?", matchOnDescription: true },
+      );
+      chosen = pick?.label;
+    }
+  }
+  if (chosen === undefined) return;
+  const uri = vscode.Uri.from({ scheme: RULE_SCHEME, path: `/${chosen}.md` });
+  try {
+    await vscode.commands.executeCommand("markdown.showPreview", uri);
+  } catch (err) {
+    log.debug(`Markdown preview unavailable (${String(err)}); opening the text.`);
+    const document = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(document, { preview: true });
+  }
+}
+
+async function fixAll(log: Log): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (editor === undefined || editor.document.languageId !== "python") {
+    void vscode.window.showInformationMessage("gradguard: open a Python file or notebook cell to fix.");
+    return;
+  }
+  try {
+    await vscode.commands.executeCommand("editor.action.codeAction", { kind: FIX_ALL_KIND, apply: "first" });
+  } catch (err) {
+    log.error(`Fix all failed: ${String(err)}`);
+  }
+}
+
+let controller: Controller | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const log = new Log();
+  const status = new Status();
+  controller = new Controller(context, log, status);
+  const ctl = controller;
+  const docs = new RuleDocs(ctl);
+  context.subscriptions.push(
+    log,
+    status,
+    vscode.workspace.registerTextDocumentContentProvider(RULE_SCHEME, docs),
+    vscode.commands.registerCommand("gradguard.restart", () => ctl.restart("restart command")),
+    vscode.commands.registerCommand("gradguard.showLog", () => log.show()),
+    vscode.commands.registerCommand("gradguard.showRuleDocs", (code?: unknown) => showRuleDocs(docs, log, code)),
+    vscode.commands.registerCommand("gradguard.fixAll", () => fixAll(log)),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      // The rule settings reach the running server through workspace/didChangeConfiguration; only the
+      // interpreter and the log level need a new process.
+      if (RESTART_KEYS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`))) {
+        ctl.restartSoon("settings changed");
+      }
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => ctl.restartSoon("workspace trusted")),
+    { dispose: () => void ctl.dispose() },
+  );
+  log.info(`gradguard ${context.extension.packageJSON.version as string} activated (VS Code ${vscode.version})`);
+  void onPythonInterpreterChange(log, () => {
+    if (readClientSettings(() => undefined).interpreter === undefined) {
+      ctl.restartSoon("the Python extension's interpreter changed");
+    }
+  }).then((disposable) => {
+    if (disposable !== undefined) context.subscriptions.push(disposable);
+  });
+  void ctl.restart("activation");
+}
+
+export async function deactivate(): Promise<void> {
+  await controller?.dispose();
+  controller = undefined;
+}
