@@ -107,3 +107,28 @@ def test_files_without_torch_are_skipped_and_bad_input_gives_nothing() -> None:
     assert analyze("x = 1\nfor i in range(3):\n    x += i\n") == []
     assert analyze("import torch\nfor x in (:\n") == []
     assert analyze("import torch\n" + "(" * 5000 + ")" * 5000 + "\n") == []
+
+
+def test_retain_graph_for_two_passes_in_one_gan_iteration_is_not_flagged() -> None:
+    # Found by the real-world audit (a common simple-GAN loop): retain_graph=True keeps G's graph
+    # for the generator step of the same iteration. Wasteful, but correct: torch runs it clean.
+    src = textwrap.dedent(
+        """\
+        import torch, torch.nn as nn
+        D, G = nn.Linear(8, 1), nn.Linear(4, 8)
+        opt_d, opt_g = torch.optim.SGD(D.parameters(), 0.1), torch.optim.SGD(G.parameters(), 0.1)
+        for _ in range(3):
+            fake = G(torch.randn(5, 4))
+            d_loss = D(torch.randn(5, 8)).mean() - D(fake).mean()
+            D.zero_grad()
+            d_loss.backward(retain_graph=True)
+            opt_d.step()
+            g_loss = -D(fake).mean()
+            G.zero_grad()
+            g_loss.backward()
+            opt_g.step()
+        """
+    )
+    assert analyze(src) == []
+    # Without retain_graph it does fail, and that is GG105.
+    assert [f.code for f in analyze(src.replace("retain_graph=True", ""))] == ["GG105"]

@@ -1,4 +1,5 @@
-# corpus: GAN where retain_graph=True on the discriminator loss papers over the missing fake.detach()
+# corpus: GAN whose D step keeps the generator graph with retain_graph=True instead of fake.detach():
+# wasteful (the D step also backpropagates through G) but correct within one iteration, so no finding
 import torch
 import torch.nn as nn
 
@@ -17,7 +18,7 @@ for it in range(3):
     pred_real = D(real)
     pred_fake = D(fake)
     d_loss = loss_fn(pred_real, torch.ones_like(pred_real)) + loss_fn(pred_fake, torch.zeros_like(pred_fake))
-    d_loss.backward(retain_graph=True)  # expect: GG302
+    d_loss.backward(retain_graph=True)
     opt_D.step()
 
     opt_G.zero_grad()

@@ -650,7 +650,7 @@ class Evaluator:
                     elif e.grad is Grad.LEAF and e.obj is not None:
                         info.objs.add(e.obj)
         for m in info.modules:
-            m.trained = True
+            m.mark_trained()
             info.objs |= m.all_params_objs()
         return Val(Grad.NONE, Ty.OPTIMIZER, info=info)
 

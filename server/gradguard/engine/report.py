@@ -191,11 +191,11 @@ class Reporter:
             "freed",
         )
         if loop is None:
+            # Within one iteration, retain_graph=True for a second pass over the same graph is
+            # legitimate (e.g. a GAN's D step then G step on one fake): only cross-iteration reuse
+            # is masked by it.
             if not virtual:
                 self.same_pass_reuse(run, site, first, chain, built, freed)
-            elif self.gan_pattern(run, site, first) is not None:
-                # retain_graph=True on the discriminator's loss only hides the missing detach.
-                self.masked(run, site, first, None, "GG105", chain)
             return
         if not site_in_loop:
             code = "GG103"

@@ -138,6 +138,13 @@ class ModuleInst:
         self.params_obj = object()  # identity of its parameter tensors
         self.attrs: dict[str, Val] = {}  # attributes set by its __init__
 
+    def mark_trained(self) -> None:
+        """Its parameters go to an optimizer: so do those of every sub-module."""
+        self.trained = True
+        for child in list(self.children.values()) + self.seq_children:
+            if not child.trained:
+                child.mark_trained()
+
     def all_params_objs(self) -> set[object]:
         out = {self.params_obj}
         for child in list(self.children.values()) + self.seq_children:
