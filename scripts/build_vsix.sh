@@ -7,11 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 
-version=$("$PYTHON" - <<'PY'
-import tomllib
-print(tomllib.load(open("pyproject.toml", "rb"))["project"]["version"])
-PY
-)
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' pyproject.toml | head -n1)
 ext_version=$(node -p 'require("./package.json").version')
 if [[ $version != "$ext_version" ]]; then
     echo "build_vsix: pyproject.toml has version $version but package.json has $ext_version; make them equal" >&2

@@ -61,7 +61,8 @@ def _parses(text: str) -> bool:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ast.parse(text)
+            # A leading byte-order mark is no part of the code (gradguard keeps it, ast rejects it).
+            ast.parse(text.removeprefix("\ufeff"))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True
@@ -158,10 +159,14 @@ class Fuzzer:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--seconds", type=float, default=60.0, help="length of the run (default 60)")
     parser.add_argument("--out", type=Path, default=ROOT / "fuzz-out", help="where failing inputs go")
-    parser.add_argument("--slow", type=float, default=10.0, help="seconds after which an input counts as a hang")
+    parser.add_argument(
+        "--slow", type=float, default=10.0, help="seconds after which an input counts as a hang"
+    )
     parser.add_argument("--max-len", type=int, default=8192, help="longest input libFuzzer makes (bytes)")
     args, rest = parser.parse_known_args()
 

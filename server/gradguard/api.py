@@ -26,12 +26,19 @@ def _sort_key(finding: Finding) -> tuple[int, int, int, int, str]:
     return (span.line, span.col, span.end_line, span.end_col, finding.code)
 
 
+def _without_bom(source: str) -> str:
+    # A byte-order mark is no part of the code (``ast`` rejects it, editors hide it): columns count
+    # from after it, which is what ``fixes.compute`` expects of the spans it is given.
+    return source[1:] if source.startswith("\ufeff") else source
+
+
 def check_source(source: str, filename: str = "<string>", settings: Settings | None = None) -> list[Finding]:
     """The findings of one Python source text, after suppression comments and settings, by position.
 
     Never raises on bad input: code that does not parse has no findings.
     """
     settings = settings if settings is not None else Settings()
+    source = _without_bom(source)
     try:
         findings = engine.analyze(source, filename)
     except (SyntaxError, RecursionError, ValueError):
@@ -51,6 +58,7 @@ def inspect_source(
     """``check_source``'s findings plus what each backward call frees, from one analysis (the language
     server's hovers need both; running the engine twice would double the latency)."""
     settings = settings if settings is not None else Settings()
+    source = _without_bom(source)
     try:
         analysis = engine.inspect(source, filename)
     except (SyntaxError, RecursionError, ValueError):
@@ -82,7 +90,7 @@ def _overlaps(a: Span, b: Span) -> bool:
 
 def _parses(source: str) -> bool:
     try:
-        ast.parse(source)
+        ast.parse(_without_bom(source))
     except (SyntaxError, ValueError, RecursionError):
         return False
     return True

@@ -145,6 +145,14 @@ def _diff(outcome: Outcome) -> str:
     return _unified(before, after, name)
 
 
+def _write_target(path: Path, roots: list[Path]) -> Path | None:
+    """The real file ``--fix`` may rewrite for ``path``, or None when it lies outside every path
+    given (``roots``, resolved): a named link is followed, a link met in a folder scan only when
+    it points inside the scanned paths."""
+    real = path.resolve()
+    return real if any(real == root or real.is_relative_to(root) for root in roots) else None
+
+
 def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     select, ignore = _flatten(args.select), _flatten(args.ignore)
     mode = "diff" if args.diff else "fix" if args.fix else "check"
@@ -164,6 +172,7 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
     jobs: list[Job] = []
     missing: list[str] = []
+    roots: list[Path] = []
     if use_stdin:
         name = args.stdin_filename or "-"
         absolute = Path(name).absolute() if args.stdin_filename else Path.cwd()
@@ -181,13 +190,24 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         )
     else:
         files, missing = discover(paths, resolver)
+        roots.extend(Path(path).resolve() for path in paths)
         for file in files:
+            file_mode = mode
+            if mode == "fix" and _write_target(file, roots) is None:
+                # A link found in a folder to a file elsewhere: --fix never writes outside the
+                # paths given, so the file is only checked.
+                file_mode = "check"
+                print(
+                    f"gradguard: warning: {display_path(file)}: not fixed: it links to "
+                    f"{file.resolve()}, outside the paths given",
+                    file=stderr,
+                )
             jobs.append(
                 Job(
                     str(file),
                     display_path(file),
                     settings_for(file),
-                    mode,
+                    file_mode,
                     notebook=file.suffix == ".ipynb",
                     with_fixes=with_fixes,
                 )
@@ -223,8 +243,10 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             if outcome.job.text is not None:
                 stdout.write(outcome.fixed or "")
             else:
+                # Through a link, the real file is rewritten, so the link stays a link.
+                target = _write_target(Path(outcome.job.path), roots) or Path(outcome.job.path)
                 try:
-                    write_atomic(Path(outcome.job.path), outcome.fixed or "", outcome.encoding)
+                    write_atomic(target, outcome.fixed or "", outcome.encoding)
                 except (OSError, UnicodeError) as exc:
                     unreadable += 1
                     print(

@@ -27,6 +27,11 @@ def _skipped_dir(name: str) -> bool:
     return name in SKIP_DIRS or name.startswith(".") or name.endswith(".egg-info")
 
 
+def _special(path: Path) -> bool:
+    """Something that exists but is no regular file (broken links stay: reading them says why)."""
+    return path.exists() and not path.is_file()
+
+
 def discover(paths: Iterable[str], resolver: Resolver) -> tuple[list[Path], list[str]]:
     """Absolute files to check, sorted, and the paths that do not exist.
 
@@ -51,6 +56,8 @@ def discover(paths: Iterable[str], resolver: Resolver) -> tuple[list[Path], list
                 )
                 for name in filenames:
                     if name.endswith(SUFFIXES) and not settings.excluded(str(here / name)):
+                        if _special(here / name):
+                            continue  # a FIFO or device named *.py: reading it could block forever
                         found[here / name] = None
         else:
             missing.append(raw)

@@ -132,16 +132,16 @@ def _diagnostics(
 
 
 def _check_python(text: str, job: Job, outcome: Outcome) -> None:
-    newline = "\r\n" if "\r\n" in text else "\n"
-    source = text.replace("\r\n", "\n")
+    # The text goes to the engine and the fixes as read: both count lines as Python does (\n, \r\n
+    # or \r), and fixes keep each line's ending, so a file with mixed endings keeps them all.
+    source = text
     # Fast path: a file that never mentions torch cannot build an autograd graph we can see.
     if "torch" not in source:
         return
     if job.mode in ("fix", "diff"):
         fixed, outcome.applied = api.fix_source(source, job.path, job.settings)
         if fixed != source:
-            outcome.fixed = fixed.replace("\n", newline) if newline != "\n" else fixed
-            source = fixed
+            outcome.fixed = source = fixed
     findings = api.check_source(source, job.path, job.settings)
     outcome.diagnostics = _diagnostics(findings, source, job)
 

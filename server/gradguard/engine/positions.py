@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from ..findings import Span
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 class Positions:
     def __init__(self, source: str) -> None:
-        self.lines = source.splitlines()
+        # Python ends lines at \r\n, \r or \n only; str.splitlines() also breaks at form feeds,
+        # \x85, \u2028 and others, which would shift every line after them.
+        self.lines = _LINE_BREAK.split(source)
 
     def col(self, line: int, byte_col: int) -> int:
         if not 0 < line <= len(self.lines):
