@@ -2,7 +2,7 @@
 PYTHON ?= python3
 STAMP := .make/installed
 
-.PHONY: install demo test lint docs bench bench-lsp corpus clean
+.PHONY: install demo test lint docs bench bench-lsp corpus clean vsix e2e e2e-install screenshot
 
 install: $(STAMP)
 
@@ -13,13 +13,14 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m pip install -e ".[dev]"
 	@mkdir -p $(dir $(STAMP)) && touch $(STAMP)
 
-demo: install
+demo: install vsix
 	$(PYTHON) -m gradguard check examples/ --exit-zero
 
 test: install
 	$(PYTHON) -m pytest -q
 	$(PYTHON) -m ruff check server tests scripts bench
 	$(PYTHON) -m mypy server/gradguard
+	$(MAKE) e2e
 
 lint: install
 	$(PYTHON) -m ruff check server tests scripts bench
@@ -37,5 +38,30 @@ bench-lsp: install
 corpus: install
 	$(PYTHON) scripts/corpus_eval.py
 
+# ---- VS Code extension -------------------------------------------------------------------------------
+# The client (TypeScript, bundled by esbuild) and the .vsix with the gradguard wheel inside.
+NPM_STAMP := node_modules/.package-lock.json
+E2E_TIMEOUT ?= 1200
+
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $(NPM_STAMP)
+
+vsix: install $(NPM_STAMP)
+	PYTHON=$(PYTHON) bash scripts/build_vsix.sh
+
+# Chromium, ripgrep, code-server 4.100.3 and their build dependencies (idempotent; skips what is there).
+e2e-install:
+	bash e2e/install.sh
+
+# The extension in a real VS Code: code-server on loopback, driven through Chromium (see e2e/README.md).
+e2e: vsix e2e-install
+	timeout -k 30 $(E2E_TIMEOUT) node --test --test-reporter=spec e2e/
+
+# The README's screenshot of a squiggle with its hover.
+screenshot: vsix e2e-install
+	GRADGUARD_README_SCREENSHOT=docs/img/vscode-hover.png timeout -k 30 $(E2E_TIMEOUT) \
+		node --test --test-reporter=spec --test-name-pattern="squiggles appear|hover explains" e2e/
+
 clean:
-	rm -rf .make build dist server/*.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf .make build dist server/*.egg-info .pytest_cache .mypy_cache .ruff_cache client/out bundled e2e/artifacts

@@ -55,6 +55,29 @@ export async function waitFor(what, predicate, timeoutMs, intervalMs = 250) {
   }
 }
 
+// Sessions still running: killed if this process is interrupted or exits before their stop().
+const live = new Set();
+
+function killGroups() {
+  for (const session of live) {
+    if (session.server?.pid !== undefined) {
+      try {
+        process.kill(-session.server.pid, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }
+  }
+}
+process.on("exit", killGroups);
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  process.on(signal, () => {
+    log(`${signal}: stopping code-server`);
+    killGroups();
+    process.exit(128 + ({ SIGINT: 2, SIGTERM: 15, SIGHUP: 1 }[signal] ?? 0));
+  });
+}
+
 export class Session {
   constructor(name) {
     this.name = name;
@@ -113,6 +136,7 @@ export class Session {
       stdio: ["ignore", "pipe", "pipe"],
     });
     this.server = child;
+    live.add(this);
     const serverLog = fs.createWriteStream(path.join(this.root, "code-server.log"));
     const url = await new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`code-server did not start in 60 s:\n${this.output}`)), 60000);
@@ -149,6 +173,21 @@ export class Session {
     return this.page;
   }
 
+  /** The gradguard output channel as written so far (the extension host's log files). */
+  extensionLog() {
+    const logs = path.join(this.userData, "logs");
+    let text = "";
+    const walk = (dir) => {
+      for (const entry of fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }) : []) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (entry.name === "gradguard.log") text += fs.readFileSync(full, "utf8");
+      }
+    };
+    walk(logs);
+    return text;
+  }
+
   async screenshot(name) {
     if (this.page === undefined) return undefined;
     fs.mkdirSync(ARTIFACTS, { recursive: true });
@@ -165,6 +204,7 @@ export class Session {
     }
     const child = this.server;
     this.server = undefined;
+    live.delete(this);
     if (child !== undefined && child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       try {

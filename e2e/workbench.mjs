@@ -90,7 +90,7 @@ export async function hoverSquiggle(page, line, text, { root = EDITOR, attempts 
     await page.mouse.move(5, 450);
     await page.mouse.move(box.x + Math.max(2, box.width / 2), box.y + box.height / 2, { steps: 4 });
     try {
-      await hover.first().waitFor({ state: "visible", timeout: 8000 });
+      await hover.first().waitFor({ state: "visible", timeout: 5000 });
       return hover.first();
     } catch (err) {
       log(`hover attempt ${attempt} on line ${line} showed no "${text}"`);

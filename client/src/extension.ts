@@ -159,6 +159,9 @@ class Controller implements vscode.Disposable {
       return;
     }
     if (this.client === client) {
+      // A later failure is news again: it gets its own message.
+      for (const key of [...this.shown]) if (/^(start|launch):/.test(key) || key === "crashes") this.shown.delete(key);
+      this.crashes = [];
       const interpreter = this.interpreter;
       this.status.set(
         "running",

@@ -52,8 +52,8 @@ RULE = Rule(
     message="`{name}` requires grad, so `.numpy()` raises a RuntimeError; call `.detach()` first",
     fixes={
         "detach-numpy": (
-            "Insert `.detach()` before `.numpy()`",
-            "The array no longer tracks gradients; use `.detach().cpu()` for GPU tensors.",
+            "Insert `.detach().cpu()` before `.numpy()`",
+            "The array no longer tracks gradients; `.cpu()` makes it work for GPU tensors too (free on CPU).",
         ),
     },
 )
