@@ -64,12 +64,20 @@ else
         mv "$cache/$RIPGREP_ASSET.tmp" "$cache/$RIPGREP_ASSET"
         rm -rf "$work"
     fi
-    log "npm ci code-server@$CODE_SERVER_VERSION in $TOOLS (about 8 minutes: it compiles native modules)"
+    # Native modules (argon2) fall back to building from source, and node-gyp would download Node's
+    # headers for that: use the ones Debian's nodejs ships instead.
+    NODEDIR="$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")"
+    if [[ ! -f $NODEDIR/include/node/node.h ]]; then
+        log "Node's headers are not in $NODEDIR/include/node (Debian's nodejs has them)"
+        exit 1
+    fi
+    log "npm ci code-server@$CODE_SERVER_VERSION in $TOOLS (1 to 8 minutes: it compiles native modules)"
     rm -rf "$TOOLS"
     mkdir -p "$TOOLS"
     cp "$HERE/tools/package.json" "$HERE/tools/package-lock.json" "$TOOLS/"
     (cd "$TOOLS" && env -u npm_config_global -u npm_config_prefix \
         npm_config_yes=true npm_config_unsafe_perm=true npm_config_update_notifier=false \
+        npm_config_nodedir="$NODEDIR" \
         npm_config_fund=false npm_config_audit=false npm ci --loglevel=error >&2)
     installed_version=$("$code_server" --version 2>/dev/null | awk '/^[0-9]+\.[0-9]+\.[0-9]+ / {print $1; exit}')
     if [[ $installed_version != "$CODE_SERVER_VERSION" ]]; then
