@@ -512,9 +512,7 @@ class Reporter:
             names = self.carried_names(site, loop)
             if not names:
                 return
-            masks = (
-                "state carried across iterations without detach (" + ", ".join(f"`{n}`" for n in names) + ")"
-            )
+            masks = "the graph that " + ", ".join(f"`{n}`" for n in names) + " carries (never detached)"
             text = self.detach_all(names, loop)
             if text:
                 real = {
