@@ -7,6 +7,7 @@ changing saved tensors in place, and stepping optimizers.
 from __future__ import annotations
 
 import ast
+import builtins
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +32,7 @@ from .values import (
 )
 
 _EXPR_DISPATCH: dict[type, Any] = {}
+_BUILTIN_NAMES = frozenset(vars(builtins))
 MAX_INLINE_DEPTH = 3
 MAX_INLINES = 400
 
@@ -103,29 +105,7 @@ class Evaluator:
             return val
         if name in self.classes:
             return Val(Grad.NONE, Ty.FUNC, qual=name, info=self.classes[name])
-        if name in (
-            "print",
-            "len",
-            "range",
-            "enumerate",
-            "zip",
-            "float",
-            "int",
-            "sum",
-            "list",
-            "tuple",
-            "isinstance",
-            "str",
-            "abs",
-            "min",
-            "max",
-            "round",
-            "sorted",
-            "dict",
-            "set",
-            "super",
-            "bool",
-        ):
+        if name in _BUILTIN_NAMES:
             return Val(Grad.NONE, Ty.QUAL, qual="builtins." + name)
         return UNKNOWN
 

@@ -501,21 +501,36 @@ NEUTRAL_CM_PREFIXES = (
     "tarfile",
 )
 
-BUILTIN_HARMLESS = frozenset(
+# Builtins a loop may call without being able to clear gradients (GG201 looks for calls that could).
+HARMLESS_BUILTINS = frozenset(
     {
         "print",
         "len",
+        "range",
+        "enumerate",
+        "zip",
+        "float",
+        "int",
         "str",
+        "sum",
+        "min",
+        "max",
+        "abs",
+        "round",
+        "isinstance",
+        "list",
+        "tuple",
+        "dict",
+        "sorted",
+        "next",
+        "iter",
         "repr",
         "format",
-        "isinstance",
+        "bool",
+        "set",
         "type",
-        "id",
         "hasattr",
         "getattr",
-        "round",
-        "int",
-        "float",
-        "bool",
+        "id",
     }
 )

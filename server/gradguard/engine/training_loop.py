@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from . import torchapi as api
 from .values import Ty, Val
 
 if TYPE_CHECKING:
@@ -87,32 +88,6 @@ def check_zero_grad(
     rep.add("GG201", step, {"optimizer": opt_name}, [], fixes)
 
 
-_HARMLESS_BUILTINS = frozenset(
-    {
-        "print",
-        "len",
-        "range",
-        "enumerate",
-        "zip",
-        "float",
-        "int",
-        "str",
-        "sum",
-        "min",
-        "max",
-        "abs",
-        "round",
-        "isinstance",
-        "list",
-        "tuple",
-        "dict",
-        "sorted",
-        "next",
-        "iter",
-        "repr",
-        "format",
-    }
-)
 _HARMLESS_MODULES = ("torch", "numpy", "math", "time", "logging", "random", "builtins", "os", "sys")
 
 
@@ -144,7 +119,7 @@ def _may_clear_grads(loop: ast.AST, env: dict[str, Val], ev: Evaluator) -> bool:
         if isinstance(func, ast.Name):
             val = value(func.id)
             if val is None or val.ty is Ty.UNKNOWN:
-                if func.id not in _HARMLESS_BUILTINS:
+                if func.id not in api.HARMLESS_BUILTINS:
                     return True
             elif val.ty is Ty.FUNC and _mentions_grads(val.info):
                 return True
