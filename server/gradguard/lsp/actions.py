@@ -3,7 +3,14 @@ and ``source.fixAll.gradguard``.
 
 Listing actions is cheap: it reads the diagnostics' ``data`` and computes no edit. The edits are
 computed in ``codeAction/resolve`` (libcst, in a worker thread) against the document as it is then,
-so moving the cursor costs nothing and a fix never applies to text it was not computed for.
+so moving the cursor costs nothing.
+
+A finding's fix and its "disable" comment are tied to the version of the document the finding was
+computed on (``data["version"]``): once the document has moved on, the target may have moved or
+changed, so they are neither offered nor resolved (the fresh diagnostics bring fresh actions). The
+edits of a resolved action name the document version they were computed against
+(``VersionedTextDocumentIdentifier``, when the client takes ``documentChanges``), so a client whose
+document changed between the resolve and the apply rejects them rather than edit the wrong text.
 """
 
 from __future__ import annotations
@@ -52,18 +59,26 @@ def code_actions(
     editor: EditorSettings,
     fixable: bool,
     key: str,
+    current: Any = None,
 ) -> list[types.CodeAction]:
     """Unresolved actions for the diagnostics in ``context``; ``fixable``: the document has at least
-    one finding with a fix (for fix-all)."""
+    one finding with a fix (for fix-all); ``current``: the document's version token now (diagnostics
+    of another version get no action)."""
     only = context.only
     actions: list[types.CodeAction] = []
     quick = wanted(types.CodeActionKind.QuickFix, only)
     for diagnostic in context.diagnostics:
         data = _data(diagnostic)
-        if data is None or not quick:
+        if data is None or not quick or data.get("version") != current:
             continue
         code = str(data.get("code", diagnostic.code))
-        common = {"uri": uri, "key": data.get("key", key), "code": code, "span": data["span"]}
+        common = {
+            "uri": uri,
+            "key": data.get("key", key),
+            "version": data.get("version"),
+            "code": code,
+            "span": data["span"],
+        }
         if editor.fix_violation:
             for rank, ref in enumerate(data.get("fixes") or []):
                 title = f"gradguard ({code}): {ref.get('title', 'Fix')}"
@@ -203,8 +218,11 @@ def _notebook_fix_all(snap: Snapshot, settings: Settings) -> list[TextEdit] | No
 def resolve(
     snap: Snapshot, data: dict[str, Any], settings: Settings, document_changes: bool
 ) -> types.WorkspaceEdit | None:
-    """The edit of an action listed by ``code_actions``, on the document as it is now."""
+    """The edit of an action listed by ``code_actions``, on the document as it is now; None for a
+    finding's action when the document is no longer the version the finding was computed on."""
     action = data.get("action")
+    if action in ("fix", "noqa") and data.get("version") != snap.token:
+        return None  # stale: the target may have moved or changed since the diagnostic
     if action == "fix":
         fix = data.get("fix")
         edits = _fix_edits(snap, fix) if isinstance(fix, dict) else None

@@ -27,9 +27,12 @@ _SEVERITY = {
 _ROLE_ORDER = {"built": 0, "freed": 1, "reused": 2}
 
 
-def finding_data(finding: Finding, key: str) -> dict[str, Any]:
+def finding_data(finding: Finding, key: str, version: Any = None) -> dict[str, Any]:
+    """What the code actions need; ``version`` is the document version the finding was computed on
+    (``documents.version_token``): a fix is refused once the document has moved on."""
     return {
         "key": key,
+        "version": version,
         "code": finding.code,
         "span": finding.span.to_json(),
         "fixes": [ref.to_json() for ref in finding.fixes],
@@ -37,7 +40,7 @@ def finding_data(finding: Finding, key: str) -> dict[str, Any]:
 
 
 def to_diagnostic(
-    finding: Finding, settings: Settings, locator: Locator, key: str
+    finding: Finding, settings: Settings, locator: Locator, key: str, version: Any = None
 ) -> tuple[str, types.Diagnostic] | None:
     """(cell or document URI, diagnostic) of one finding; None when it cannot be placed."""
     placed = locator.to_client(finding.span)
@@ -60,6 +63,6 @@ def to_diagnostic(
         code_description=types.CodeDescription(href) if href else None,
         source=SOURCE,
         related_information=related or None,
-        data=finding_data(finding, key),
+        data=finding_data(finding, key, version),
     )
     return uri, diagnostic

@@ -11,6 +11,7 @@ import ast
 import warnings
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -42,6 +43,14 @@ class Snapshot:
     @property
     def filename(self) -> str:
         return self.path or f"<{self.key}>"
+
+    @property
+    def token(self) -> int | list[list[Any]] | None:
+        """The version as JSON, for a diagnostic's ``data``: the document version, or a notebook's
+        ``[[cell uri, cell version], ...]`` (a cell added, removed, moved or edited changes it)."""
+        if self.notebook is not None:
+            return [[cell.uri, cell.version] for cell in self.notebook.cells]
+        return self.version if isinstance(self.version, int) else None
 
     def uris(self) -> list[str]:
         """The documents this snapshot's diagnostics go to."""
@@ -105,6 +114,19 @@ def version_of(workspace: Workspace, key: str) -> Hashable | None:
     return None if document is None else document.version
 
 
+def token_of(workspace: Workspace, key: str) -> int | list[list[Any]] | None:
+    """``Snapshot.token`` of the document or notebook ``key`` as it is now, without a snapshot."""
+    notebook = workspace.get_notebook_document(notebook_uri=key)
+    if notebook is not None:
+        cells = []
+        for cell in notebook.cells:
+            document = text_document(workspace, cell.document)
+            cells.append([cell.document, (document.version or 0) if document is not None else 0])
+        return cells
+    document = text_document(workspace, key)
+    return None if document is None else document.version
+
+
 def open_keys(workspace: Workspace) -> list[str]:
     """Every open notebook and every open text document that is not a notebook cell."""
     keys = [str(uri) for uri in workspace.notebook_documents]
@@ -138,7 +160,8 @@ def _parses(source: str) -> bool:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences and the like
-            ast.parse(source)
+            # A leading byte-order mark is no part of the code (the engine skips it; ast rejects it).
+            ast.parse(source.removeprefix("\ufeff"))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True

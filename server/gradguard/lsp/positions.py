@@ -115,3 +115,22 @@ class TextLocator:
 
     def describe(self, text: str, uri: str) -> str:
         return text
+
+
+def apply_change(source: str, range_: types.Range, text: str, codec: Codec) -> str:
+    """``source`` with the client's incremental change applied: lines split as LSP splits them, and
+    positions past the end of a line or of the document clamped (as editors do).
+
+    pygls splits with ``str.splitlines``, which also breaks at form feeds, U+2028 and other
+    separators that are no line end for the client: after one of them, every change landed on the
+    wrong line and the server's copy of the document silently drifted from the editor's. A change
+    starting past the last line was dropped."""
+    lines = split_lines(source)
+    starts = [0] + [match.end() for match in _LINE_BREAK.finditer(source)]
+
+    def offset(position: types.Position) -> int:
+        line, col = from_position(lines, position, codec)
+        return len(source) if line > len(lines) else starts[line - 1] + col
+
+    start, end = sorted((offset(range_.start), offset(range_.end)))
+    return source[:start] + text + source[end:]
