@@ -25,23 +25,11 @@ run stops after ``--seconds`` (default 60) and exits 1 if anything escaped.
 
 from __future__ import annotations
 
-import argparse
-import ast
-import hashlib
-import logging
-import os
-import sys
-import tempfile
-import time
-import traceback
-import warnings
 from pathlib import Path
 from typing import Any
 
 import atheris
-
-ROOT = Path(__file__).resolve().parent.parent
-SEED_DIRS = (ROOT / "examples", ROOT / "tests" / "corpus")
+from fuzzkit import ROOT, SEED_DIRS, Invariant, parses, run
 
 with atheris.instrument_imports(include=["gradguard"]):
     from lsprotocol import types
@@ -63,20 +51,6 @@ SETTINGS = Settings()
 URI = "file:///fuzz/input.py"
 NOTEBOOK = "file:///fuzz/input.ipynb"
 RESOLVED_FINDINGS = 3  # findings whose actions are resolved (each is a libcst run)
-
-
-class Invariant(AssertionError):
-    pass
-
-
-def _parses(text: str) -> bool:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ast.parse(text.removeprefix("\ufeff"))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
 
 
 def snapshot(text: str, codec: PositionCodec, notebook: bool, version: int = 1) -> documents.Snapshot:
@@ -193,7 +167,7 @@ def exercise(data: bytes) -> None:
             assert isinstance(data, dict)
             edit = actions.resolve(snap, data, SETTINGS, document_changes)
             check_edit(snap, edit, lines, f"{action.title}")
-            if edit is not None and snap.notebook is None and data["action"] == "fix" and _parses(text):
+            if edit is not None and snap.notebook is None and data["action"] == "fix" and parses(text):
                 edits = (
                     [
                         TextEdit(
@@ -211,7 +185,7 @@ def exercise(data: bytes) -> None:
                     if edit.changes
                     else []
                 )
-                if edits and not _parses(apply_edits(text, edits)):
+                if edits and not parses(apply_edits(text, edits)):
                     raise Invariant(f"{action.title}: the fix leaves code that does not parse")
             if data["action"] in ("fix", "noqa"):
                 moved = {**data, "version": [["elsewhere", 1]] if notebook else 2}
@@ -220,85 +194,13 @@ def exercise(data: bytes) -> None:
             resolved += 1
 
 
-class Fuzzer:
-    def __init__(self, seconds: float, out: Path, slow: float) -> None:
-        self.deadline = time.monotonic() + seconds
-        self.started = time.monotonic()
-        self.out = out
-        self.slow = slow
-        self.executions = 0
-        self.escaped = 0
-        self.slow_inputs = 0
-        self.slowest = 0.0
-        logging.getLogger("gradguard").propagate = False  # keep the fuzzer's output readable
-
-    def save(self, prefix: str, data: bytes, report: str) -> None:
-        digest = hashlib.sha1(data).hexdigest()[:16]
-        self.out.mkdir(parents=True, exist_ok=True)
-        (self.out / f"{prefix}-{digest}.input").write_bytes(data)
-        (self.out / f"{prefix}-{digest}.txt").write_text(report, encoding="utf-8")
-
-    def one(self, data: bytes) -> None:
-        if time.monotonic() > self.deadline:
-            self.finish()
-        started = time.monotonic()
-        try:
-            exercise(data)
-        except Exception:  # the point of the run: record it and go on fuzzing
-            self.escaped += 1
-            self.save("escaped", data, traceback.format_exc())
-        elapsed = time.monotonic() - started
-        self.slowest = max(self.slowest, elapsed)
-        if elapsed > self.slow:
-            self.slow_inputs += 1
-            self.save("slow", data, f"{elapsed:.2f} s\n")
-        self.executions += 1
-
-    def finish(self) -> None:
-        elapsed = time.monotonic() - self.started
-        rate = self.executions / elapsed if elapsed else 0.0
-        print(
-            f"\nfuzz_lsp: {self.executions} executions in {elapsed:.0f} s ({rate:.1f}/s); "
-            f"escaped: {self.escaped}; slower than {self.slow:g} s: {self.slow_inputs} "
-            f"(slowest {self.slowest:.2f} s); saved under {self.out}",
-            flush=True,
-        )
-        os._exit(1 if self.escaped or self.slow_inputs else 0)  # libFuzzer owns the process
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--seconds", type=float, default=60.0, help="length of the run (default 60)")
-    parser.add_argument("--out", type=Path, default=ROOT / "fuzz-out" / "lsp", help="where failing inputs go")
-    parser.add_argument(
-        "--slow", type=float, default=10.0, help="seconds after which an input counts as a hang"
-    )
-    parser.add_argument("--max-len", type=int, default=8192, help="longest input libFuzzer makes (bytes)")
-    args, rest = parser.parse_known_args()
-
-    fuzzer = Fuzzer(args.seconds, args.out, args.slow)
-    seeds = Path(tempfile.mkdtemp(prefix="gradguard-fuzz-lsp-seeds-"))
+def write_seeds(seeds: Path) -> None:
     for directory in SEED_DIRS:
         for path in sorted(directory.glob("*.py")):
             source = path.read_bytes()
             for head in (0, 1, 2, 4 | 1, 8 | 2):  # encodings, a notebook, documentChanges
                 (seeds / f"{head}-{path.name}").write_bytes(bytes([head]) + source)
-    args.out.mkdir(parents=True, exist_ok=True)
-    libfuzzer_args = [
-        sys.argv[0],
-        f"-max_len={args.max_len}",
-        f"-timeout={max(60, int(args.slow * 6))}",
-        "-rss_limit_mb=4096",
-        f"-artifact_prefix={args.out}/",
-        *rest,
-        str(seeds),
-    ]
-    atheris.Setup(libfuzzer_args, fuzzer.one)
-    atheris.Fuzz()
-    fuzzer.finish()
 
 
 if __name__ == "__main__":
-    main()
+    run("fuzz_lsp", __doc__, exercise, ROOT / "fuzz-out" / "lsp", write_seeds)
