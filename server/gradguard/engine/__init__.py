@@ -104,7 +104,6 @@ def analyze_tree(tree: ast.Module, source: str) -> Analysis:
     try:
         sys.setrecursionlimit(max(limit, 4000))
         _annotate_blocks(tree.body, reporter.blocks)
-        reporter.tree_body = tree.body
         Interpreter(tree, reporter).run()
     except RecursionError:
         return Analysis(reporter.results())

@@ -81,7 +81,7 @@ class Evaluator:
     ) -> Site:
         site = Site(
             node,
-            self.stmt_stack[-1] if self.stmt_stack else None,
+            tuple(self.stmt_stack),
             saves,
             self.ipath(),
             saved,
@@ -90,7 +90,6 @@ class Evaluator:
             inputs,
         )
         site.seq = self.next_seq()
-        site.stmts = tuple(self.stmt_stack)
         return site
 
     def lookup(self, name: str) -> Val:

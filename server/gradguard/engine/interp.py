@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from . import torchapi as api
@@ -46,22 +46,13 @@ class Interpreter(Evaluator):
         self.globals_env = final_globals
         # Every function on its own, parameters unknown (finds bugs inside training functions).
         for func, cls in self.all_functions():
-            self.analyse_standalone(func, cls)
+            if self.rep.relevant(func):
+                self.analyse_standalone(func, cls)
         self.rep.finish()
 
-    def all_functions(self) -> Iterable[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo | None]]:
-        stack: list[tuple[ast.AST, ClassInfo | None]] = [(n, None) for n in self.tree.body]
-        while stack:
-            node, cls = stack.pop(0)
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if self.rep.relevant(node):
-                    yield node, cls
-                stack.extend((n, None) for n in node.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)))
-            elif isinstance(node, ast.ClassDef):
-                info = self.classes.get(node.name)
-                stack.extend((n, info) for n in node.body)
-            elif isinstance(node, (ast.If, ast.Try)):
-                stack.extend((n, cls) for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
+    def all_functions(self) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo | None]]:
+        """Every function and method of the file, with the class a method belongs to."""
+        return _function_defs(self.tree.body, None, self.classes)
 
     def analyse_standalone(self, func: ast.FunctionDef | ast.AsyncFunctionDef, cls: ClassInfo | None) -> None:
         st = State()
@@ -69,7 +60,7 @@ class Interpreter(Evaluator):
         self.st = st
         self.loops = []
         params = func.args.posonlyargs + func.args.args
-        for _i, a in enumerate(params + func.args.kwonlyargs):
+        for a in params + func.args.kwonlyargs:
             st.env[a.arg] = UNKNOWN
         if cls is not None and params and not self.is_static(func):
             inst = self._self_instances.get(cls.node.name)
@@ -448,7 +439,7 @@ class Interpreter(Evaluator):
             return True
         if self._backprop_funcs is None:
             self._backprop_funcs = {
-                f.name for f in _function_defs(self.tree.body) if _BACKPROP.search(self.rep.segment(f))
+                f.name for f, _ in self.all_functions() if _BACKPROP.search(self.rep.segment(f))
             }
         return any(name + "(" in text for name in self._backprop_funcs)
 
@@ -620,14 +611,16 @@ def _literal_trips(it: ast.expr) -> int | None:
     return None
 
 
-def _function_defs(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+def _function_defs(
+    body: list[ast.stmt], cls: ClassInfo | None, classes: dict[str, ClassInfo]
+) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo | None]]:
     """Functions and methods, by statements only (no walk over expressions)."""
     for stmt in body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield stmt
-            yield from _function_defs(stmt.body)
+            yield stmt, cls
+            yield from _function_defs(stmt.body, None, classes)
         elif isinstance(stmt, ast.ClassDef):
-            yield from _function_defs(stmt.body)
+            yield from _function_defs(stmt.body, classes.get(stmt.name), classes)
         elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
-            yield from _function_defs(stmt.body)
-            yield from _function_defs(getattr(stmt, "orelse", []) or [])
+            yield from _function_defs(stmt.body, cls, classes)
+            yield from _function_defs(getattr(stmt, "orelse", []) or [], cls, classes)

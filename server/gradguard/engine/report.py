@@ -59,7 +59,6 @@ class Reporter:
         self.pending_acc: dict[object, Finding] = {}
         self.exempt: set[object] = set()
         self.penalties_reported: set[int] = set()
-        self.tree_body: list[ast.stmt] = []
         self.backward_runs: list[BackwardRun] = []
         self.blocks: dict[int, list[ast.stmt]] = {}  # id(statement) -> the list that holds it
 

@@ -55,7 +55,6 @@ class Site:
 
     __slots__ = (
         "node",
-        "stmt",
         "saves",
         "ipath",
         "saved",
@@ -72,7 +71,7 @@ class Site:
     def __init__(
         self,
         node: ast.AST,
-        stmt: ast.stmt | None,
+        stmts: tuple[ast.stmt, ...],
         saves: bool,
         ipath: IPath,
         saved: frozenset[object] = frozenset(),
@@ -82,7 +81,7 @@ class Site:
         hazard: tuple[ast.AST, str] | None = None,
     ) -> None:
         self.node = node
-        self.stmt = stmt
+        self.stmts = stmts  # the statements being executed when it was made, outermost first
         self.saves = saves
         self.ipath = ipath
         # Identities of the tensors this node saved for backward (see Val.obj).
@@ -98,7 +97,6 @@ class Site:
         # It saved its own output (sigmoid, exp...): kept as a flag, since a set holding the site
         # itself would be a reference cycle.
         self.saves_own_output = False
-        self.stmts: tuple[ast.stmt, ...] = ()  # statements being executed, outermost first
 
     def __repr__(self) -> str:
         return f"Site({type(self.node).__name__}@{getattr(self.node, 'lineno', '?')}, ipath={self.ipath})"
