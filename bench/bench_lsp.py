@@ -28,6 +28,7 @@ import re
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,32 @@ async def timed(call: Any, repeat: int) -> list[float]:
     return times
 
 
+async def start_server(
+    client: LanguageClient, env: dict[str, str], process_id: int | None, debounce: int
+) -> tuple[int, list[str], asyncio.Future[None]]:
+    """Start `gradguard serve` on stdio and initialize it; returns its pid, its log (filled as it
+    comes) and the task draining that log, so a full pipe can never block the server."""
+    await client.start_io(sys.executable, "-m", "gradguard", "serve", env=env)
+    server = client._server
+    assert server is not None and server.stderr is not None
+    log: list[str] = []
+
+    async def drain(stream: asyncio.StreamReader) -> None:
+        while line := await stream.readline():
+            log.append(line.decode(errors="replace").rstrip())
+
+    drainer = asyncio.ensure_future(drain(server.stderr))
+    await client.initialize_async(
+        types.InitializeParams(
+            capabilities=CAPABILITIES,
+            process_id=process_id,
+            initialization_options={"debounce": debounce},
+        )
+    )
+    client.initialized(types.InitializedParams())
+    return server.pid, log, drainer
+
+
 def summary(values: list[float]) -> dict[str, float]:
     return {"median": round(statistics.median(values), 1), "p95": round(percentile(values, 95), 1)}
 
@@ -129,26 +156,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     bench = Bench()
     # The server logs each analysis's own time at debug level; it is read back to split the latency.
     env = {**os.environ, "GRADGUARD_LOG_LEVEL": "debug"}
-    await bench.client.start_io(sys.executable, "-m", "gradguard", "serve", env=env)
-    server = bench.client._server
-    assert server is not None and server.stderr is not None
-    pid = server.pid
-    # Drain the server's log so a full pipe can never block it.
-    stderr_lines: list[str] = []
-
-    async def drain(stream: asyncio.StreamReader) -> None:
-        while line := await stream.readline():
-            stderr_lines.append(line.decode(errors="replace").rstrip())
-
-    drainer = asyncio.ensure_future(drain(server.stderr))
-    await bench.client.initialize_async(
-        types.InitializeParams(
-            capabilities=CAPABILITIES,
-            process_id=None,
-            initialization_options={"debounce": args.debounce},
-        )
-    )
-    bench.client.initialized(types.InitializedParams())
+    pid, stderr_lines, drainer = await start_server(bench.client, env, None, args.debounce)
     opened = time.perf_counter()
     bench.client.text_document_did_open(
         types.DidOpenTextDocumentParams(types.TextDocumentItem(URI, "python", 1, source))
@@ -174,14 +182,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     async def hover() -> None:
         await bench.client.text_document_hover_async(types.HoverParams(doc, flagged.range.start))
 
-    async def code_action() -> list[Any] | None:
-        result: list[Any] | None = await bench.client.text_document_code_action_async(
+    async def code_action() -> Sequence[types.Command | types.CodeAction] | None:
+        result = await bench.client.text_document_code_action_async(
             types.CodeActionParams(doc, flagged.range, types.CodeActionContext(diagnostics=[flagged]))
         )
         return result
 
     actions = await code_action() or []
-    preferred = next(a for a in actions if getattr(a, "is_preferred", False))
+    preferred = next(a for a in actions if isinstance(a, types.CodeAction) and a.is_preferred)
 
     async def resolve() -> None:
         await bench.client.code_action_resolve_async(preferred)

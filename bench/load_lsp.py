@@ -42,7 +42,7 @@ from pygls.lsp.client import LanguageClient
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_lsp import CAPABILITIES, percentile, rss_kib  # noqa: E402
+from bench_lsp import percentile, rss_kib, start_server  # noqa: E402
 from gen_training_script import generate  # noqa: E402
 
 import gradguard  # noqa: E402
@@ -172,25 +172,7 @@ def summary(values: list[float]) -> dict[str, float]:
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     rng = random.Random(args.seed)
     load = Load()
-    await load.client.start_io(sys.executable, "-m", "gradguard", "serve", env=dict(os.environ))
-    process = load.client._server
-    assert process is not None and process.stderr is not None
-    pid = process.pid
-    log: list[str] = []
-
-    async def drain(stream: asyncio.StreamReader) -> None:
-        while line := await stream.readline():
-            log.append(line.decode(errors="replace").rstrip())
-
-    drainer = asyncio.ensure_future(drain(process.stderr))
-    await load.client.initialize_async(
-        types.InitializeParams(
-            capabilities=CAPABILITIES,
-            process_id=os.getpid(),
-            initialization_options={"debounce": args.debounce},
-        )
-    )
-    load.client.initialized(types.InitializedParams())
+    pid, log, drainer = await start_server(load.client, dict(os.environ), os.getpid(), args.debounce)
     root = "file:///gradguard-load"
 
     async def settle(seconds: float) -> list[int]:

@@ -1,4 +1,4 @@
-"""The fuzz script itself runs, reports its figures and exits 0 when nothing escapes (a short run)."""
+"""The fuzz scripts themselves run, report their figures and exit 0 when nothing escapes (short runs)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,15 @@ from robust_util import ROOT
 pytest.importorskip("atheris")
 
 
-def test_fuzz_script_short_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["fuzz_engine", "fuzz_lsp"])
+def test_fuzz_script_short_run(name: str, tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "fuzz_engine.py"), "--seconds", "3", "--out", str(tmp_path)],
+        [sys.executable, str(ROOT / "scripts" / f"{name}.py"), "--seconds", "3", "--out", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=120,
     )
-    pattern = r"fuzz_engine: (\d+) executions in \d+ s \(([\d.]+)/s\); escaped: (\d+)"
+    pattern = rf"{name}: (\d+) executions in \d+ s \(([\d.]+)/s\); escaped: (\d+)"
     summary = re.search(pattern, result.stdout)
     assert summary, result.stdout[-2000:] + result.stderr[-2000:]
     assert int(summary.group(1)) > 0 and summary.group(3) == "0"
