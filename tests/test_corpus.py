@@ -22,6 +22,11 @@ import pytest
 
 CORPUS = Path(__file__).parent / "corpus"
 SCRIPTS = sorted(CORPUS.glob("*.py"))
+# The blind corpus (scripts/blind_eval.py): written from public reports by people who had not read
+# the engine; its labels are checked the same way, plus `# also:` lines and a `# source:` line.
+BLIND = Path(__file__).parent / "corpus_blind"
+BLIND_SCRIPTS = sorted(BLIND.glob("*/*.py"))
+ALL_SCRIPTS = SCRIPTS + BLIND_SCRIPTS
 CODES = {
     *(f"GG1{n:02d}" for n in range(1, 13)),
     "GG201",
@@ -31,6 +36,8 @@ CODES = {
     "GG302",
 }
 EXPECT_RE = re.compile(r"#\s*expect:\s*(GG\d{3}(?:\s*,\s*GG\d{3})*)\s*$")
+ALSO_RE = re.compile(r"#\s*also:\s*(GG\d{3}(?:\s*,\s*GG\d{3})*)\s*$")
+SOURCE_RE = re.compile(r"^#\s*source:\s*\S", re.MULTILINE)
 RAISES_RE = re.compile(r"^#\s*raises:\s*(.+?)\s*$", re.MULTILINE)
 CORPUS_RE = re.compile(r"^#\s*corpus:\s*\S", re.MULTILINE)
 # Generous, so a loaded machine does not flake; scripts take ~0.01-0.3 s each.
@@ -69,7 +76,12 @@ for path in sys.argv[1:]:
         error = f"{type(e).__name__}: {e}"
         frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == path]
         line = frames[-1].lineno if frames else None
-    results.append({"path": path, "error": error, "line": line, "seconds": time.perf_counter() - start})
+        lines = [f.lineno for f in frames]
+    else:
+        lines = []
+    results.append(
+        {"path": path, "error": error, "line": line, "lines": lines, "seconds": time.perf_counter() - start}
+    )
 print(json.dumps(results))
 """
 
@@ -92,9 +104,9 @@ def expectations(source: str) -> list[tuple[str, int]]:
 @cache
 def run_corpus() -> dict[str, dict[str, Any]]:
     """Run every script once, split over parallel workers; keyed by file name."""
-    n_workers = max(1, min(len(SCRIPTS), os.cpu_count() or 1, 8))
+    n_workers = max(1, min(len(ALL_SCRIPTS), os.cpu_count() or 1, 8))
     # Longest-first round robin would need timings; interleaving by name is good enough.
-    shares = [SCRIPTS[i::n_workers] for i in range(n_workers)]
+    shares = [ALL_SCRIPTS[i::n_workers] for i in range(n_workers)]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
     procs = [
         subprocess.Popen(
@@ -118,7 +130,7 @@ def run_corpus() -> dict[str, dict[str, Any]]:
             raise
         assert proc.returncode == 0, f"corpus worker failed:\n{err[-4000:]}"
         for item in json.loads(out.strip().splitlines()[-1]):
-            results[Path(item["path"]).name] = item
+            results[str(Path(item["path"]).resolve())] = item
     return results
 
 
@@ -152,7 +164,7 @@ def test_labels_are_well_formed(path: Path) -> None:
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)
 def test_script_behaves_as_labelled(path: Path) -> None:
-    result = run_corpus()[path.name]
+    result = run_corpus()[str(path.resolve())]
     expected = header_raises(path.read_text())
     error = result["error"]
     if expected is None:
@@ -165,4 +177,47 @@ def test_script_behaves_as_labelled(path: Path) -> None:
             assert result["line"] in at_raise, (
                 f"raised at line {result['line']}, labels at {sorted(at_raise)}"
             )
+    assert result["seconds"] < PER_SCRIPT_SECONDS, f"too slow: {result['seconds']:.2f}s"
+
+
+def also_lines(source: str) -> set[int]:
+    return {n for n, line in enumerate(source.splitlines(), start=1) if ALSO_RE.search(line)}
+
+
+def test_blind_corpus_is_large_enough() -> None:
+    buggy = [p for p in BLIND_SCRIPTS if expectations(p.read_text())]
+    assert len(BLIND_SCRIPTS) >= 150, len(BLIND_SCRIPTS)
+    assert len(buggy) >= 90 and len(BLIND_SCRIPTS) - len(buggy) >= 40, (len(buggy), len(BLIND_SCRIPTS))
+    assert {p.parent.name for p in BLIND_SCRIPTS} == {"dev", "holdout"}
+
+
+@pytest.mark.parametrize("path", BLIND_SCRIPTS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_blind_labels_are_well_formed(path: Path) -> None:
+    source = path.read_text()
+    lines = source.splitlines()
+    assert CORPUS_RE.search(lines[0]), "first line must be '# corpus: <description>'"
+    assert SOURCE_RE.search("\n".join(lines[:4])), "a '# source: <url>' line must follow the header"
+    for lineno, line in enumerate(lines, start=1):
+        for regex in (EXPECT_RE, ALSO_RE):
+            m = regex.search(line)
+            if m:
+                assert all(c.strip() in CODES for c in m.group(1).split(",")), f"line {lineno}: unknown code"
+        if ("expect" in line or "also:" in line) and "#" in line and not line.lstrip().startswith("#"):
+            assert EXPECT_RE.search(line) or ALSO_RE.search(line), f"line {lineno}: malformed label"
+    compile(source, str(path), "exec")
+
+
+@pytest.mark.parametrize("path", BLIND_SCRIPTS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_blind_script_behaves_as_labelled(path: Path) -> None:
+    source = path.read_text()
+    result = run_corpus()[str(path.resolve())]
+    expected = header_raises(source)
+    error = result["error"]
+    if expected is None:
+        assert error is None, f"expected a clean run, got {error}"
+    else:
+        assert error is not None, f"expected {expected!r}, but the script ran clean"
+        assert error.startswith(expected), f"expected prefix {expected!r}, got {error!r}"
+        labelled = {line for _, line in expectations(source)} | also_lines(source)
+        assert set(result["lines"]) & labelled, f"raised through {result['lines']}, labels at {labelled}"
     assert result["seconds"] < PER_SCRIPT_SECONDS, f"too slow: {result['seconds']:.2f}s"
