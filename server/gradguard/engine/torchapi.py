@@ -6,150 +6,83 @@ listed here is unknown, and unknown never produces a finding.
 
 from __future__ import annotations
 
-# Tensor methods / torch functions whose backward saves no tensor.
-NO_SAVE = frozenset(
-    {
-        "add",
-        "sub",
-        "neg",
-        "sum",
-        "mean",
-        "view",
-        "view_as",
-        "reshape",
-        "reshape_as",
-        "flatten",
-        "t",
-        "transpose",
-        "permute",
-        "squeeze",
-        "unsqueeze",
-        "expand",
-        "expand_as",
-        "contiguous",
-        "clone",
-        "narrow",
-        "select",
-        "cat",
-        "concat",
-        "concatenate",
-        "stack",
-        "hstack",
-        "vstack",
-        "float",
-        "double",
-        "half",
-        "bfloat16",
-        "to",
-        "cpu",
-        "cuda",
-        "type_as",
-        "unflatten",
-        "movedim",
-        "swapaxes",
-        "repeat",
-        "tile",
-        "chunk",
-        "split",
-        "unbind",
-        "flip",
-        "roll",
-        "negative",
-        "positive",
-        "squeeze_",
-    }
-)
+import json
+from collections.abc import Callable
+from importlib import resources
+
+# ---- What each op saves for backward: derived from torch itself -----------------------------------------
+# data/autograd_ops.json is written by scripts/probe_autograd_ops.py, which applies every op to fresh
+# float64 inputs under torch 2.13, changes each input / the output in place, and records which changes
+# make backward raise "modified by an inplace operation" (tests/test_autograd_ops_table.py keeps it
+# current). It is read once here, as plain JSON: torch is never imported at run time.
+
+
+def _load_table() -> dict[str, dict[str, object]]:
+    text = (
+        resources.files(__package__ or "gradguard.engine")
+        .joinpath("data/autograd_ops.json")
+        .read_text(encoding="utf-8")
+    )
+    ops = json.loads(text)["ops"]
+    assert isinstance(ops, dict)
+    return ops
+
+
+_TABLE = _load_table()
+# Out-of-place ops (methods and functions) and in-place ops (``x.relu_()``, ``F.elu(x, inplace=True)``).
+_OPS = {name: row for name, row in _TABLE.items() if row["kind"] != "inplace"}
+_INPLACE = {name: row for name, row in _TABLE.items() if row["kind"] == "inplace"}
+
+
+def _where(rows: dict[str, dict[str, object]], test: Callable[[dict[str, object]], object]) -> frozenset[str]:
+    return frozenset(name for name, row in rows.items() if test(row))
+
+
+# Hand-written entries, kept ONLY for names the table does not cover (ops the probe could not run here):
+# "cuda" needs a CUDA device. Any name the table covers is taken from the table, never from here.
+_HAND_NO_SAVE = frozenset({"cuda"}) - _TABLE.keys()
+
+# Tensor methods / torch functions whose backward saves no tensor at all (so a second backward through
+# them works, and no in-place change can break them). In-place ops that save nothing are listed too.
+NO_SAVE = _where(_TABLE, lambda r: not r["saves_any"]) | _HAND_NO_SAVE
 
 # Ops that save their own output for backward (in-place on the output breaks backward).
-SAVES_OUTPUT = frozenset(
-    {
-        "exp",
-        "sigmoid",
-        "tanh",
-        "relu",
-        "sqrt",
-        "rsqrt",
-        "softmax",
-        "log_softmax",
-        "exp2",
-        "expm1",
-        "reciprocal",
-    }
+SAVES_OUTPUT = _where(_OPS, lambda r: r["saves_output"])
+
+# Ops that save their first (self) input for their own gradient, i.e. even when no other input requires
+# grad (for ``torch.where`` the first input is the condition).
+SAVES_SELF = _where(_OPS, lambda r: r["saves_self"] and r["saves_self_without_other"])
+
+# Ops with several inputs that save the other operands (weights, indices, masks) for self's gradient,
+# and/or self for the others' gradients (mul, matmul, linear, masked_fill, gather, ...).
+SAVES_OTHER = _where(
+    _OPS, lambda r: r["saves_other"] or (r["saves_self"] and not r["saves_self_without_other"])
 )
 
-# Ops that save their first (self) input when it requires grad.
-SAVES_SELF = frozenset(
-    {
-        "log",
-        "log2",
-        "log10",
-        "log1p",
-        "sin",
-        "cos",
-        "tan",
-        "abs",
-        "pow",
-        "clamp",
-        "clip",
-        "leaky_relu",
-        "gelu",
-        "silu",
-        "elu",
-        "selu",
-        "softplus",
-        "mish",
-        "hardswish",
-        "erf",
-        "atan",
-        "asin",
-        "acos",
-        "sinh",
-        "cosh",
-        "square",
-        "prod",
-        "norm",
-        "var",
-        "std",
-        "max",
-        "min",
-        "amax",
-        "amin",
-        "logsumexp",
-        "cumprod",
-        "masked_fill",
-        "where",
-        "gather",
-        "index_select",
-        "dropout",
-        "layer_norm",
-        "batch_norm",
-        "group_norm",
-        "normalize",
-    }
+# Ops whose backward saves only a tensor the user never sees (dropout's mask): a second backward through
+# them fails, but no in-place change of an input or the output breaks them.
+SAVES_HIDDEN = _where(
+    _OPS, lambda r: r["saves_any"] and not (r["saves_self"] or r["saves_other"] or r["saves_output"])
 )
 
-# Binary ops that save each operand for the other's gradient.
-SAVES_OTHER = frozenset(
+# In-place ops whose own backward saves their result, so a LATER in-place change of the tensor breaks
+# backward (relu_, sigmoid_, exp_, sqrt_, elu_, ...). In-place ops not listed here but whose out-of-place
+# twin saves its input (abs_, log_, sin_, clamp_, pow_, ...) keep a private copy of the original input:
+# a later in-place change of their result is harmless.
+INPLACE_SAVES_OUTPUT = _where(_INPLACE, lambda r: r["saves_output"])
+# In-place ops that save another operand (mul_, div_, masked_fill_, addcmul_, ...): changing that
+# operand in place afterwards breaks backward.
+INPLACE_SAVES_OTHER = _where(_INPLACE, lambda r: r["saves_other"])
+INPLACE_OPS = frozenset(_INPLACE)
+
+# Shape facts (not from the probe): elementwise ops whose result has their input's shape.
+ELEMENTWISE = frozenset(
     {
-        "mul",
-        "multiply",
-        "matmul",
-        "mm",
-        "bmm",
-        "mv",
-        "dot",
-        "div",
-        "divide",
-        "true_divide",
-        "outer",
-        "einsum",
-        "linear",
-        "bilinear",
-        "conv1d",
-        "conv2d",
-        "conv3d",
-        "baddbmm",
-        "addmm",
+        *("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal"),
+        *("sigmoid", "tanh", "relu", "softmax", "log_softmax", "sin", "cos", "tan", "abs", "pow"),
+        *("clamp", "clip", "leaky_relu", "gelu", "silu", "elu", "selu", "softplus", "mish"),
+        *("hardswish", "erf", "atan", "asin", "acos", "sinh", "cosh", "square", "cumprod", "cumsum"),
+        *("masked_fill", "dropout", "layer_norm", "batch_norm", "group_norm", "normalize", "neg"),
     }
 )
 
@@ -158,6 +91,7 @@ GRAPH_OPS = (
     | SAVES_OUTPUT
     | SAVES_SELF
     | SAVES_OTHER
+    | SAVES_HIDDEN
     | frozenset(
         {
             "cumsum",
