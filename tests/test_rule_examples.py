@@ -185,7 +185,7 @@ DOCUMENTED_FIELDS: dict[str, dict[str, set[str]]] = {
     "GG201": {"": {"optimizer"}, "misplaced": {"optimizer", "backward_line", "step_line"}},
     "GG202": {"": {"name", "loss"}},
     "GG203": {"": {"name", "saved_by", "saved_line"}},
-    "GG301": {"": {"acc", "value"}},
+    "GG301": {"": {"acc", "value", "suggest"}, "record": {"acc", "value"}},
     "GG302": {"": {"masks"}},
 }
 

@@ -17,7 +17,7 @@ for epoch in range(20):
     loss = ((pred - y) ** 2).mean()
     loss.backward()
     w -= lr * w.grad  # expect: GG108
-    b -= lr * b.grad  # expect: GG108
+    b -= lr * b.grad
     w.grad.zero_()
     b.grad.zero_()
     print(epoch, loss.item())

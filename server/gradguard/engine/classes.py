@@ -11,6 +11,27 @@ class ClassInfo:
     node: ast.ClassDef
     is_module: bool
     methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
+    # A @dataclass or NamedTuple record: its fields in order, with their default (None: required).
+    fields: list[tuple[str, ast.expr | None]] = field(default_factory=list)
+    properties: set[str] = field(default_factory=set)  # methods read as attributes (@property)
+
+
+def record_fields(node: ast.ClassDef) -> list[tuple[str, ast.expr | None]]:
+    """The generated ``__init__``'s parameters of a ``@dataclass`` or ``typing.NamedTuple`` class."""
+    decorated = any(
+        _base_name(d.func if isinstance(d, ast.Call) else d).split(".")[-1] == "dataclass"
+        for d in node.decorator_list
+    )
+    named = any(_base_name(b).split(".")[-1] == "NamedTuple" for b in node.bases)
+    if not (decorated or named):
+        return []
+    out: list[tuple[str, ast.expr | None]] = []
+    for item in node.body:
+        if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            if "ClassVar" in ast.dump(item.annotation):
+                continue
+            out.append((item.target.id, item.value))
+    return out
 
 
 def _base_name(expr: ast.expr) -> str:

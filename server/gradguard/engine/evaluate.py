@@ -15,9 +15,12 @@ from . import torchapi as api
 from .report import Reporter
 from .state import BackwardRun, Dirt, LoopFrame, State, join_states
 from .values import (
+    EMPTY,
+    FALSE,
     NONE_VAL,
     NUMBER,
     OTHER,
+    TRUE,
     UNKNOWN,
     Grad,
     GradMode,
@@ -28,12 +31,16 @@ from .values import (
     Taint,
     Ty,
     Val,
+    elements,
     join,
 )
 
 _EXPR_DISPATCH: dict[type, Any] = {}
+_OBJECT_TYS = (Ty.MODULE, Ty.OTHER)
+_DISTRIBUTION = "torch.distributions"  # the qual of a torch.distributions object
+_OVERRIDES = ("backward", "step")  # a user module's own methods of these names win over torch's
 _BUILTIN_NAMES = frozenset(vars(builtins))
-MAX_INLINE_DEPTH = 3
+MAX_INLINE_DEPTH = 6
 MAX_INLINES = 400
 
 
@@ -42,6 +49,7 @@ class Frame:
     func: ast.FunctionDef | ast.AsyncFunctionDef
     returns: list[tuple[State, Val]] = field(default_factory=list)
     self_inst: ModuleInst | None = None
+    yields: list[Val] = field(default_factory=list)
 
 
 class Evaluator:
@@ -60,6 +68,8 @@ class Evaluator:
         self.inlines = 0
         self.classes: dict[str, Any] = {}
         self.grad_inputs: frozenset[object] = frozenset()
+        self.module_env: dict[str, Val] | None = None
+        self._generators: dict[int, bool] = {}
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -99,6 +109,11 @@ class Evaluator:
         val = st.env.get(name)
         if val is not None:
             return val
+        if self.module_env is not None:
+            # Inside a function called from module code: the module's names as they are now.
+            val = self.module_env.get(name)
+            if val is not None:
+                return val
         val = self.globals_env.get(name)
         if val is not None:
             return val
@@ -109,13 +124,29 @@ class Evaluator:
         return UNKNOWN
 
     def path_of(self, node: ast.expr) -> str | None:
-        """``a.b.c`` for attribute chains on names (tracked like names)."""
+        """The state key of a name or attribute chain: ``a.b.c``, or ``@7.c`` for an attribute of
+        a known object (a heap cell shared by every name and ``self`` that refers to it)."""
         if isinstance(node, ast.Name):
             return node.id
         if isinstance(node, ast.Attribute):
             base = self.path_of(node.value)
-            return None if base is None else base + "." + node.attr
+            if base is None:
+                return None
+            owner = self.cell(base)
+            if owner is not None and owner.module is not None and owner.ty in _OBJECT_TYS:
+                return owner.module.key + "." + node.attr
+            return base + "." + node.attr
         return None
+
+    def cell(self, path: str) -> Val | None:
+        """The value under a state key, if the state has one (names also from the module scope)."""
+        st = self.st
+        if st is None:
+            return None
+        val = st.env.get(path)
+        if val is None and "." not in path:
+            val = self.lookup(path)
+        return val
 
     def qual_of(self, node: ast.expr) -> str | None:
         if isinstance(node, ast.Name):
@@ -135,6 +166,14 @@ class Evaluator:
             return self.st.env[path]
         if isinstance(node, ast.Attribute):
             return self.attribute(node, self.peek(node.value))
+        if isinstance(node, ast.Subscript):
+            base = self.peek(node.value)
+            if base.ty is Ty.DICT:
+                return _dict_get(base, node.slice)
+            if base.elts is not None and isinstance(node.slice, ast.Constant):
+                i = node.slice.value
+                if isinstance(i, int) and -len(base.elts) <= i < len(base.elts):
+                    return base.elts[i]
         return UNKNOWN
 
     def mode(self) -> GradMode:
@@ -165,7 +204,9 @@ class Evaluator:
     def e_Constant(self, node: ast.Constant) -> Val:
         if node.value is None:
             return NONE_VAL
-        if isinstance(node.value, (int, float, bool)):
+        if isinstance(node.value, bool):
+            return TRUE if node.value else FALSE
+        if isinstance(node.value, (int, float)):
             return NUMBER
         return OTHER
 
@@ -208,7 +249,13 @@ class Evaluator:
 
     def e_IfExp(self, node: ast.IfExp) -> Val:
         self.expr(node.test)
+        truth = self.static_truth(node.test)
+        if truth is not None:
+            return self.expr(node.body if truth else node.orelse)
         return join(self.expr(node.body), self.expr(node.orelse))
+
+    def static_truth(self, test: ast.expr) -> bool | None:  # provided by the Interpreter
+        return None
 
     def e_UnaryOp(self, node: ast.UnaryOp) -> Val:
         val = self.expr(node.operand)
@@ -219,7 +266,11 @@ class Evaluator:
         return (
             val
             if val.ty is Ty.NUMBER
-            else (Val(val.grad, val.ty, shape=val.shape) if val.is_tensor else UNKNOWN)
+            else (
+                Val(val.grad, val.ty, shape=val.shape, taints=val.taints, cause=val.cause)
+                if val.is_tensor
+                else UNKNOWN
+            )
         )
 
     def e_BinOp(self, node: ast.BinOp) -> Val:
@@ -233,9 +284,19 @@ class Evaluator:
                 return Val(Grad.NONE, Ty.PARAMS, info=tuple(left.info or ()) + tuple(right.info or ()))
             if left.ty is Ty.NUMBER and right.ty is Ty.NUMBER:
                 return NUMBER
-            if left.ty is Ty.LIST and right.ty is Ty.LIST and isinstance(op, ast.Add):
-                return Val(Grad.NONE, Ty.LIST)
-            return UNKNOWN
+            if left.ty is right.ty and left.ty in (Ty.LIST, Ty.TUPLE) and isinstance(op, ast.Add):
+                taints = left.taints | right.taints
+                if left.elts is not None and right.elts is not None:
+                    return Val(Grad.NONE, left.ty, elts=left.elts + right.elts, taints=taints)
+                item = [elements(v) for v in (left, right)]
+                known = [i for i in item if i is not EMPTY]
+                joined = None if any(i is None for i in known) or not known else known[0]
+                for other in known[1:]:
+                    joined = join(joined, other) if joined is not None and other is not None else None
+                return Val(Grad.NONE, left.ty, item=joined, taints=taints)
+            return (
+                UNKNOWN.with_(taints=left.taints | right.taints) if left.taints or right.taints else UNKNOWN
+            )
         shape = _broadcast(left.shape, right.shape) if not isinstance(op, ast.MatMult) else None
         if left.ty is Ty.NUMBER and right.is_tensor:
             shape = right.shape
@@ -248,9 +309,9 @@ class Evaluator:
                     Ty.TENSOR,
                     shape=shape,
                     taints=left.taints | right.taints,
-                    cause=left.cause or right.cause,
+                    cause=_best_cause((left, right)),
                 )
-            return Val(Grad.UNKNOWN, Ty.TENSOR, shape=shape)
+            return Val(Grad.UNKNOWN, Ty.TENSOR, shape=shape, taints=left.taints | right.taints)
         saves = not isinstance(op, (ast.Add, ast.Sub))
         saved: set[object] = set()
         if isinstance(op, (ast.Mult, ast.MatMult, ast.Div, ast.Pow)):
@@ -285,7 +346,7 @@ class Evaluator:
             return Val(Grad.UNKNOWN, ty, shape=shape, taints=taints)
         if not any(v.requires_grad for v in inputs) and module is None:
             if all(v.grad is Grad.NONE for v in inputs):
-                why = next((v.cause for v in inputs if v.cause), None)
+                why = _best_cause(inputs)
                 return Val(Grad.NONE, ty, shape=shape, obj=object(), cause=why, taints=taints)
             return Val(Grad.UNKNOWN, ty, shape=shape, taints=taints)
         site = self.new_site(node, saves, inputs, saved, module, call_args)
@@ -303,6 +364,8 @@ class Evaluator:
             if isinstance(i, int) and not isinstance(i, bool) and -len(children) <= i < len(children):
                 return Val(Grad.NONE, Ty.MODULE, module=children[i])
             return UNKNOWN
+        if base.ty is Ty.DICT:
+            return _dict_get(base, node.slice)
         if (
             base.elts is not None
             and isinstance(node.slice, ast.Constant)
@@ -312,6 +375,14 @@ class Evaluator:
             if -len(base.elts) <= i < len(base.elts):
                 return base.elts[i]
             return UNKNOWN
+        if base.ty in (Ty.LIST, Ty.TUPLE) and isinstance(node.slice, ast.Slice):
+            item = elements(base)  # a slice of a list holds some of its elements
+            return Val(Grad.NONE, base.ty, item=item if item is not EMPTY else None, taints=base.taints)
+        if base.ty is Ty.LIST and not isinstance(node.slice, ast.Slice):
+            item = elements(base)
+            if item is None or item is EMPTY:
+                return UNKNOWN
+            return item.with_(taints=item.taints | base.taints) if base.taints else item
         if base.is_tensor:
             if base.requires_grad and self.mode() is GradMode.ON:
                 val = self.op_result(node, (base,), saves=False)
@@ -324,8 +395,17 @@ class Evaluator:
     def e_Attribute(self, node: ast.Attribute) -> Val:
         path = self.path_of(node)
         if path is not None and self.st is not None and path in self.st.env:
-            return self.st.env[path]
+            val = self.st.env[path]
+            if path[0] == "@" and self.loops and (val.sites or val.elts):
+                self.rep.cell_reads.setdefault(path, []).append(val)  # what state a loop reads
+            return val
         base = self.expr(node.value)
+        user = base.module.user_class if base.module is not None else None
+        if user is not None and node.attr in user.properties:
+            method = user.methods[node.attr]
+            if self.can_inline(method):
+                return self.inline(method, [base], {}, None, self_inst=None)
+            return UNKNOWN
         return self.attribute(node, base)
 
     def attribute(self, node: ast.Attribute, base: Val) -> Val:
@@ -339,11 +419,13 @@ class Evaluator:
                 # Tensors set in __init__ may be rebound by any method: only structure is trusted.
                 if val.ty in (Ty.MODULE, Ty.OPTIMIZER, Ty.QUAL, Ty.FUNC) or val.grad is Grad.LEAF:
                     return val
+                if val.ty is Ty.OTHER and val.module is not None:
+                    return val  # an instance of a class of this file (a meter, a buffer, a helper)
                 return UNKNOWN
             if attr in ("weight", "bias") and inst.has_params and inst.user_class is None:
                 if self.trainable(inst):
-                    return Val(Grad.LEAF, Ty.TENSOR, obj=inst.params_obj)
-                return UNKNOWN
+                    return Val(Grad.LEAF, Ty.TENSOR, obj=inst.params_obj, info=inst)
+                return Val(Grad.UNKNOWN, Ty.TENSOR, info=inst)
             if inst.user_class is not None and attr in inst.user_class.methods:
                 return Val(Grad.NONE, Ty.FUNC, qual=attr, info=inst.user_class.methods[attr], module=inst)
             return UNKNOWN
@@ -373,23 +455,70 @@ class Evaluator:
             self.st.env[node.target.id] = val
         return val
 
+    def e_Yield(self, node: ast.Yield) -> Val:
+        val = self.expr(node.value) if node.value is not None else NONE_VAL
+        if self.frames:
+            self.frames[-1].yields.append(val)
+        return UNKNOWN
+
+    def e_YieldFrom(self, node: ast.YieldFrom) -> Val:
+        self.expr(node.value)
+        if self.frames:
+            self.frames[-1].yields.append(UNKNOWN)
+        return UNKNOWN
+
     def e_Lambda(self, node: ast.Lambda) -> Val:
         return OTHER
 
     def e_ListComp(self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp) -> Val:
-        return Val(Grad.UNKNOWN, Ty.LIST if isinstance(node, ast.ListComp) else Ty.UNKNOWN)
+        """One abstract pass over the element: a list whose every element is that value."""
+        st = self.st
+        if st is None:
+            return UNKNOWN
+        bound: dict[str, Val | None] = {}
+        for gen in node.generators:
+            it = self.expr(gen.iter)
+            for name in _target_names(gen.target):
+                bound.setdefault(name, st.env.get(name))
+            self.assign_target(gen.target, self.iter_element(it, gen.iter))
+            for cond in gen.ifs:
+                self.expr(cond)
+        if isinstance(node, ast.DictComp):
+            self.expr(node.key)
+            self.expr(node.value)
+            out = Val(Grad.NONE, Ty.DICT)
+        else:
+            elt = self.expr(node.elt)
+            out = Val(Grad.NONE, Ty.LIST, item=elt) if not isinstance(node, ast.SetComp) else OTHER
+        if self.st is not None:
+            for name, old in bound.items():  # comprehension variables do not leak (Python 3)
+                if old is None:
+                    self.st.env.pop(name, None)
+                else:
+                    self.st.env[name] = old
+        return out
 
     e_GeneratorExp = e_ListComp
     e_SetComp = e_ListComp
     e_DictComp = e_ListComp
 
+    def assign_target(self, target: ast.expr, val: Val) -> None:  # provided by Interpreter.assign
+        return None
+
+    def iter_element(self, it: Val, node: ast.expr) -> Val:  # provided by the Interpreter
+        return UNKNOWN
+
     def e_Dict(self, node: ast.Dict) -> Val:
+        keys: list[object] = []
         for k in node.keys:
             if k is not None:
                 self.expr(k)
-        for v in node.values:
-            self.expr(v)
-        return OTHER
+            if isinstance(k, ast.Constant) and type(k.value) in (str, int):
+                keys.append(k.value)
+        values = tuple(self.expr(v) for v in node.values)
+        if len(keys) != len(node.keys) or len(set(keys)) != len(keys):
+            return Val(Grad.NONE, Ty.DICT)  # `**other` or computed keys: contents unknown
+        return Val(Grad.NONE, Ty.DICT, elts=values, keys=tuple(keys))
 
     # -- calls -----------------------------------------------------------------------
 
@@ -401,6 +530,11 @@ class Evaluator:
             kwargs = {k.arg: self.expr(k.value) for k in node.keywords if k.arg is not None}
             if recv.ty is Ty.QUAL:
                 return self.qual_call(f"{recv.qual}.{func.attr}", node, args, kwargs)
+            path = self.path_of(func)
+            stored = self.st.env.get(path) if path is not None and self.st is not None else None
+            if stored is not None and stored.ty is not Ty.UNKNOWN:
+                # A value kept in an attribute: a sub-module, a loss object, a function, an object.
+                return self.call_value(stored, node, args, kwargs)
             if recv.module is not None and func.attr in recv.module.attrs:
                 # self.layer(x): a sub-module (or function) stored as an attribute
                 callee = self.attribute(func, recv)
@@ -421,9 +555,27 @@ class Evaluator:
             return self.qual_call(fval.qual, node, args, kwargs)
         if fval.ty is Ty.FUNC:
             return self.call_local(fval, node, args, kwargs)
+        return self.call_value(fval, node, args, kwargs)
+
+    def call_value(self, fval: Val, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
+        """Calling a value: a module, a function or class of this file, an object with ``__call__``."""
+        if fval.ty is Ty.QUAL and fval.qual:
+            return self.qual_call(fval.qual, node, args, kwargs)
+        if fval.ty is Ty.FUNC:
+            return self.call_local(fval, node, args, kwargs)
         if fval.ty is Ty.MODULE and fval.module is not None:
             return self.module_call(fval.module, node, args, kwargs)
+        user = fval.module.user_class if fval.module is not None else None
+        if fval.ty is Ty.OTHER and user is not None and "__call__" in user.methods:
+            method = Val(Grad.NONE, Ty.FUNC, info=user.methods["__call__"], module=fval.module)
+            return self.call_local(method, node, args, kwargs)
         self.escape(args, kwargs)
+        return self.unknown_result(node)
+
+    def unknown_result(self, node: ast.Call) -> Val:
+        """What calling unknown code gives: under no_grad, nothing it computes has a grad_fn."""
+        if self.mode() is GradMode.OFF:
+            return Val(Grad.NONE, Ty.UNKNOWN, cause=("computed under no_grad", node))
         return UNKNOWN
 
     def escape(self, args: list[Val], kwargs: dict[str, Val]) -> None:
@@ -460,9 +612,15 @@ class Evaluator:
                 self.rep.numpy_on_grad(node, node.args[0], array_call=True)
             self.escape(args, kwargs)
             return OTHER
+        if top == "math" and name not in ("inf", "nan", "pi", "e", "tau"):
+            return NUMBER
+        if qual.startswith("torch.distributions.") and name[:1].isupper():
+            # A distribution object: its parameters' graphs flow into log_prob/entropy/rsample.
+            params = tuple(a for a in (*args, *kwargs.values()) if a.is_tensor)
+            return Val(Grad.NONE, Ty.OTHER, qual=_DISTRIBUTION, elts=params)
         if top != "torch":
             self.escape(args, kwargs)
-            return UNKNOWN
+            return self.unknown_result(node)
         mod = ".".join(parts[:-1])
         if qual in ("torch.autograd.grad", "torch.autograd.backward"):
             return self.autograd_call(name, node, args, kwargs)
@@ -493,6 +651,10 @@ class Evaluator:
                 elts = args[0].elts
                 if elts:
                     return self.tensor_op(name, node, elts[0], list(elts[1:]), kwargs, (), first_arg=None)
+                item = elements(args[0]) if args[0].ty in (Ty.LIST, Ty.TUPLE) else None
+                if item is not None and item is not EMPTY and item.is_tensor:
+                    out = self.tensor_op(name, node, item, [], kwargs, (), first_arg=None)
+                    return out.with_(taints=out.taints | args[0].taints, shape=None)
                 # A list built elsewhere: the result is a tensor that carries whatever the list held.
                 return Val(Grad.UNKNOWN, Ty.TENSOR, taints=args[0].taints)
             if name in api.LOSS_FUNCS and self.mode() is GradMode.OFF:
@@ -518,6 +680,13 @@ class Evaluator:
             return NUMBER if args[0].ty is Ty.NUMBER else UNKNOWN
         if name in ("len", "round", "abs") and not (args and args[0].is_tensor):
             return NUMBER
+        if name in ("zip", "enumerate") and args and not node.keywords:
+            if name == "enumerate":
+                parts: tuple[Val, ...] = (NUMBER, _element(args[0]))
+            else:
+                parts = tuple(_element(a) for a in args)
+            taints = frozenset().union(*(a.taints for a in args))
+            return Val(Grad.NONE, Ty.LIST, item=Val(Grad.NONE, Ty.TUPLE, elts=parts), taints=taints)
         if name in (
             "print",
             "isinstance",
@@ -533,11 +702,19 @@ class Evaluator:
             "set",
         ):
             return OTHER if name not in ("range", "enumerate", "zip") else Val(Grad.NONE, Ty.OTHER)
-        if name == "sum" and args and args[0].ty is Ty.LIST:
+        if name == "sum" and args and args[0].ty in (Ty.LIST, Ty.TUPLE):
             lst = args[0]
+            item = elements(lst)
+            if item is not None and item is not EMPTY and item.requires_grad:
+                # sum() adds the elements one by one: add saves nothing.
+                out = self.op_result(node, (item,), saves=False)
+                return out.with_(taints=out.taints | lst.taints)
             if lst.taints:
                 return Val(Grad.UNKNOWN, Ty.TENSOR, taints=lst.taints)
             return UNKNOWN
+        if name == "reversed" and args and args[0].ty in (Ty.LIST, Ty.TUPLE):
+            item = elements(args[0])
+            return Val(Grad.NONE, Ty.LIST, item=item if item is not EMPTY else None, taints=args[0].taints)
         if name in ("list", "tuple") and args and args[0].ty is Ty.PARAMS:
             return args[0]
         if name in ("list", "tuple") and args:
@@ -604,6 +781,20 @@ class Evaluator:
             elif name == "Sequential":
                 inst.has_params = any(c.has_params for c in children if c is not None)
                 inst.kind = "opaque"
+            elif name == "ModuleList" and len(args) == 1 and args[0].ty in (Ty.LIST, Ty.TUPLE):
+                listed = args[0].elts if args[0].elts is not None else None
+                item = args[0].item
+                mods = (
+                    [e.module for e in listed if e.module is not None]
+                    if listed is not None
+                    else [item.module]
+                    if item is not None and item.module is not None
+                    else []
+                )
+                inst.kind = "opaque"
+                if mods and (listed is None or len(mods) == len(listed)):
+                    inst.seq_children = mods
+                    inst.has_params = any(c.has_params for c in mods)
             else:
                 inst.kind = "opaque"
         else:
@@ -640,6 +831,11 @@ class Evaluator:
     ) -> Val:
         func = node.func
         assert isinstance(func, ast.Attribute)
+        user = recv.module.user_class if recv.module is not None else None
+        if user is not None and name in user.methods and (recv.ty is Ty.OTHER or name in _OVERRIDES):
+            # A method of a class of this file, even one named like torch's (`scaler.backward(loss)`).
+            method = Val(Grad.NONE, Ty.FUNC, info=user.methods[name], module=recv.module)
+            return self.call_local(method, node, args, kwargs)
         if name == "backward":
             if recv.is_tensor or recv.grad is Grad.NONE and recv.ty is Ty.NUMBER:
                 self.backward(node, recv, func.value, kind="backward")
@@ -656,11 +852,21 @@ class Evaluator:
                 return self.call_local(
                     Val(Grad.NONE, Ty.FUNC, info=meth, module=recv.module), node, args, kwargs
                 )
-        if recv.ty is Ty.LIST and name in ("append", "extend", "insert"):
+        if recv.ty is Ty.LIST and name in ("append", "extend", "insert", "clear"):
             value = args[-1] if args else UNKNOWN
-            if name == "append" and isinstance(func.value, ast.Name) and node.args:
-                self.list_append(func.value.id, recv, value, node)
+            path = self.path_of(func.value)
+            if name == "clear" and path is not None and self.st is not None:
+                self.st.env[path] = Val(Grad.NONE, Ty.LIST, elts=())
+                return NONE_VAL
+            if name == "append" and path is not None and node.args:
+                self.list_append(path, recv, value, node)
+            elif path is not None and self.st is not None:
+                self.st.env[path] = Val(Grad.NONE, Ty.LIST, taints=recv.taints | value.taints)
             return NONE_VAL
+        if recv.ty is Ty.DICT:
+            return self.dict_method(recv, name, node, args, kwargs)
+        if recv.ty is Ty.OTHER and recv.qual == _DISTRIBUTION:
+            return self.distribution_method(recv, name, node, args)
         if recv.is_tensor:
             return self.tensor_op(
                 name, node, recv, args, kwargs, node.args, first_arg=func.value, method=True
@@ -668,15 +874,65 @@ class Evaluator:
         self.escape(args, kwargs)
         return UNKNOWN
 
+    def dict_method(
+        self, recv: Val, name: str, node: ast.Call, args: list[Val], kwargs: dict[str, Val]
+    ) -> Val:
+        func = node.func
+        assert isinstance(func, ast.Attribute)
+        values = recv.elts
+        if name == "values":
+            return Val(Grad.NONE, Ty.LIST, elts=values, taints=recv.taints)
+        if name == "items":
+            if values is None:
+                return Val(Grad.NONE, Ty.LIST, taints=recv.taints)
+            pairs = tuple(Val(Grad.NONE, Ty.TUPLE, elts=(OTHER, v)) for v in values)
+            return Val(Grad.NONE, Ty.LIST, elts=pairs, taints=recv.taints)
+        if name == "keys":
+            return Val(Grad.NONE, Ty.LIST, item=OTHER)
+        if name == "get" and node.args:
+            got = _dict_get(recv, node.args[0])
+            return got if len(node.args) == 1 or got is not UNKNOWN else UNKNOWN
+        if name in ("update", "pop", "popitem", "setdefault", "clear"):
+            path = self.path_of(func.value)
+            if path is not None and self.st is not None:
+                self.st.env[path] = Val(Grad.NONE, Ty.DICT, taints=recv.taints)
+        self.escape(args, kwargs)
+        return UNKNOWN
+
+    def distribution_method(self, dist: Val, name: str, node: ast.Call, args: list[Val]) -> Val:
+        params = dist.elts or ()
+        if name in ("sample", "sample_n"):
+            return Val(Grad.NONE, Ty.TENSOR, obj=object(), cause=("`.sample()`", node))
+        if name in ("log_prob", "entropy", "rsample", "cdf", "icdf", "perplexity"):
+            if not params:
+                return UNKNOWN
+            # Their backward needs the parameters (or values computed from them): they save.
+            return self.op_result(node, (*params, *(a for a in args if a.is_tensor)), saves=True)
+        self.escape(args, {})
+        return UNKNOWN
+
     def list_append(self, name: str, lst: Val, value: Val, node: ast.Call) -> None:
         st = self.st
         if st is None:
             return
-        new = lst.with_(elts=None)
-        if value.grad is Grad.GRAPH and self.loops:
+        if lst.elts is not None and not self.loops:
+            new = lst.with_(elts=(*lst.elts, value), item=None)
+        else:
+            # In a loop the count is unknown: keep only what holds of every element.
+            item = elements(lst)
+            new = lst.with_(elts=None, item=value if item is EMPTY else join(item, value) if item else None)
+        if _carries_graph(value) and self.loops:
             frame = self.loops[-1]
             stmt = self.stmt_stack[-1] if self.stmt_stack else None
-            if (
+            key = ("acc", id(stmt))
+            if "." in name and isinstance(stmt, ast.Expr) and stmt.value is node:
+                # An object's list (`self.history.append(loss)`): a leak when what an earlier
+                # iteration appended is still there (nothing reset or consumed it).
+                if self.later_iteration() and any(t.kind == "carried" and t.key == key for t in lst.taints):
+                    acc = self.pos.text(node.func.value)  # type: ignore[attr-defined]
+                    self.rep.accumulate(stmt, acc, node.args[0], value, key)
+                new = new.with_(taints=new.taints | acc_taints(stmt, key))
+            elif (
                 name in frame.starts.get(1, {})
                 and name not in self.rebound_in(frame.node)
                 and isinstance(stmt, ast.Expr)
@@ -688,6 +944,17 @@ class Evaluator:
         if value.taints:
             new = new.with_(taints=new.taints | value.taints)
         st.env[name] = new
+
+    def later_iteration(self) -> bool:
+        """Is this an iteration after the first of some enclosing loop?"""
+        return any(f.iteration > 1 for f in self.loops)
+
+    def dead_graph(self, val: Val) -> bool:
+        """Was (part of) this value's graph already backpropagated (its buffers freed)? A running
+        sum of such values only grows a graph nothing can use: a leak even if it is returned.
+        (Lists of them are the caller's results when returned, so appends are not judged so.)"""
+        st = self.st
+        return st is not None and any(s.saves and s in st.freed for s in val.sites)
 
     def rebound_in(self, loop: ast.AST) -> frozenset[str]:  # overridden by Interpreter
         return frozenset()
@@ -715,6 +982,8 @@ class Evaluator:
                     Val(Grad.NONE, Ty.TENSOR, obj=recv.obj, shape=recv.shape, cause=("`.detach_()`", node)),
                 )
             return NONE_VAL
+        if name == "type" and (args or kwargs):
+            name = "to"  # `x.type(torch.float32)` casts; `x.type()` names the type
         if name == "numpy":
             if recv.requires_grad and first_arg is not None:
                 self.rep.numpy_on_grad(node, first_arg, array_call=False)
@@ -741,6 +1010,8 @@ class Evaluator:
             )
             if first_arg is not None and method:
                 self.rebind(first_arg, new)
+            if isinstance(recv.info, ModuleInst) and recv.ty is Ty.TENSOR:
+                self.set_requires_grad(recv.info, True if on else False if off else None)
             return new
         if method and name.endswith("_") and not name.endswith("__"):
             # An in-place tensor method.
@@ -749,8 +1020,15 @@ class Evaluator:
                 if self.mode() is not GradMode.ON or recv.grad is Grad.LEAF:
                     return recv  # the tensor keeps its grad status; only its version changes
                 if recv.requires_grad or any(a.requires_grad for a in args):
+                    known = name in api.INPLACE_OPS  # probed: else judged by its out-of-place twin
+                    saves = name not in api.NO_SAVE if known else name[:-1] not in api.NO_SAVE
+                    kept: set[object] = set()
+                    if name in api.INPLACE_SAVES_OUTPUT and recv.obj is not None:
+                        kept.add(recv.obj)  # relu_, sigmoid_, exp_...: a later in-place change breaks it
+                    if name in api.INPLACE_SAVES_OTHER:
+                        kept.update(a.obj for a in args if a.obj is not None and a.is_tensor)
                     new = self.op_result(
-                        node, (recv, *args), saves=name[:-1] not in api.NO_SAVE, shape=recv.shape
+                        node, (recv, *args), saves=saves, shape=recv.shape, saved=frozenset(kept)
                     ).with_(obj=recv.obj)
                     if self.st is not None and isinstance(first_arg, (ast.Name, ast.Attribute)):
                         self.rebind(first_arg, new)
@@ -760,11 +1038,25 @@ class Evaluator:
             self.inplace(first_arg, recv, node)
         if name not in api.GRAPH_OPS:
             self.escape(args, kwargs)
+            if recv.grad is Grad.NONE and recv.ty is Ty.TENSOR and all(a.grad is Grad.NONE for a in args):
+                # Whatever a tensor method returns, nothing in it requires grad when no input does.
+                return Val(Grad.NONE, Ty.UNKNOWN, cause=recv.cause)
             return Val(Grad.UNKNOWN, Ty.UNKNOWN) if recv.requires_grad else UNKNOWN
         if name in ("max", "min", "sort", "topk", "median", "mode", "kthvalue") and (args or kwargs):
-            return UNKNOWN
-        if name in ("chunk", "split", "unbind"):
-            return UNKNOWN
+            if name in ("max", "min") and args and args[0].is_tensor:
+                return UNKNOWN  # elementwise max/min of two tensors
+            if not (args and args[0].ty is Ty.NUMBER or "dim" in kwargs or name in ("sort", "topk")):
+                return UNKNOWN
+            # (values, indices): the values carry the graph (and keep the input for backward).
+            values = self.op_result(node, (recv,), saves=True, saved=frozenset({recv.obj} - {None}))
+            indices = Val(Grad.NONE, Ty.TENSOR, obj=object(), cause=(f"`.{name}()` indices", node))
+            return Val(Grad.NONE, Ty.TUPLE, elts=(values, indices))
+        if name in ("chunk", "split", "unbind", "tensor_split"):
+            # Views of the input, one per piece (how many is rarely known).
+            piece = self.op_result(node, (recv,), saves=False)
+            if piece.requires_grad:
+                piece = piece.with_(obj=recv.obj)
+            return Val(Grad.NONE, Ty.TUPLE, item=piece)
         saves = name not in api.NO_SAVE
         saved: set[object] = set()
         all_inputs = (recv, *args)
@@ -780,11 +1072,19 @@ class Evaluator:
         shape: tuple[int, ...] | None = None
         if name in api.REDUCTIONS and not args and "dim" not in kwargs:
             shape = ()
+        elif name in api.REDUCTIONS:
+            shape = _reduced_shape(node, recv.shape, args)
         elif name in api.LOSS_FUNCS:
             red = self.const_kw(node, "reduction")
-            shape = recv.shape if red == "none" else () if red in (None, "mean", "sum") else None
-        elif name in api.SAVES_OUTPUT or name in api.SAVES_SELF and name not in api.REDUCTIONS:
-            shape = recv.shape if name not in ("softmax", "log_softmax") or True else None
+            shape = (
+                _loss_none_shape(name, recv.shape)
+                if red == "none"
+                else ()
+                if red in (None, "mean", "sum")
+                else None
+            )
+        elif name in api.ELEMENTWISE:
+            shape = recv.shape
         elif name in ("add", "sub", "mul", "div") and args:
             shape = _broadcast(recv.shape, args[0].shape)
         elif name in ("clone", "float", "double", "to", "cpu", "contiguous", "neg"):
@@ -873,7 +1173,12 @@ class Evaluator:
         inst = recv.module
         assert inst is not None
         if name in ("parameters", "named_parameters"):
-            leaf = Val(Grad.LEAF, Ty.TENSOR, obj=inst.params_obj) if self.trainable(inst) else UNKNOWN
+            # Each element knows its module (in `info`): `p.requires_grad = False` in a loop freezes it.
+            leaf = (
+                Val(Grad.LEAF, Ty.TENSOR, obj=inst.params_obj, info=inst)
+                if self.trainable(inst)
+                else Val(Grad.UNKNOWN, Ty.TENSOR, info=inst)
+            )
             elt = leaf if name == "parameters" else Val(Grad.NONE, Ty.TUPLE, elts=(OTHER, leaf))
             return Val(Grad.NONE, Ty.PARAMS, module=inst, elts=(elt,), info=(inst,))
         if name in (
@@ -892,8 +1197,8 @@ class Evaluator:
         ):
             if name == "requires_grad_":
                 flag = node.args[0] if node.args else None
-                if not (flag is None or isinstance(flag, ast.Constant) and flag.value is True):
-                    inst.frozen = True
+                value = True if flag is None else flag.value if isinstance(flag, ast.Constant) else None
+                self.set_requires_grad(inst, value if isinstance(value, bool) else None)
             return recv
         if name == "zero_grad":
             return NONE_VAL
@@ -922,18 +1227,57 @@ class Evaluator:
                     self.st.dirty[site] = Dirt(stmt, "step", optimizer, retained_by=retained)
         return NONE_VAL
 
+    def frozen(self, inst: ModuleInst) -> bool | None:
+        """Are the module's parameters frozen at this point of the flow (None: not known)?"""
+        cell = self.st.env.get(inst.key + ".requires_grad") if self.st is not None else None
+        if cell is None or cell.truth is None:
+            return None
+        return not cell.truth
+
     def trainable(self, inst: ModuleInst) -> bool:
+        frozen = self.frozen(inst)
+        if frozen is not None:
+            return not frozen
         if inst.frozen:
             return False
-        return inst.trained or not self.rep.file_freezes
+        # Freezing the engine follows (requires_grad_(False), `p.requires_grad = False` over a
+        # module's parameters) marks that module; any other freezing in the file makes modules
+        # that no optimizer steps unknown.
+        return inst.trained or not self.rep.unresolved_freezes
+
+    def set_requires_grad(self, inst: ModuleInst, flag: bool | None) -> None:
+        """``requires_grad`` set on (one of) a module's parameters: frozen unless set to True.
+
+        Kept in the state (a cell per module), so it is flow-sensitive: a D frozen for the G step
+        and unfrozen for its own step, a freeze under an unknown condition is unknown after it."""
+        inst.frozen = flag is not True
+        if self.st is not None:
+            self.st.env[inst.key + ".requires_grad"] = (
+                TRUE if flag is True else FALSE if flag is False else UNKNOWN
+            )
+        for child in list(inst.children.values()) + inst.seq_children:
+            self.set_requires_grad(child, flag)
 
     def module_call(self, inst: ModuleInst, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
+        out = self._module_call(inst, node, args, kwargs)
+        taints = frozenset().union(*(a.taints for a in args)) if args else frozenset()
+        if taints and not taints <= out.taints and out is not UNKNOWN:
+            out = out.with_(taints=out.taints | taints)  # what a module computes from its inputs
+        return out
+
+    def _module_call(self, inst: ModuleInst, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
         x = args[0] if args else UNKNOWN
         call_args = tuple(zip(node.args, args, strict=False))
         mode = self.mode()
         if inst.kind == "loss":
             red = inst.kwargs.get("reduction")
-            shape = x.shape if red == "none" else () if red in (None, "mean", "sum") else None
+            shape = (
+                _loss_none_shape(inst.cls_name, x.shape)
+                if red == "none"
+                else ()
+                if red in (None, "mean", "sum")
+                else None
+            )
             loss_saved = (
                 frozenset(a.obj for a in args if a.obj is not None and a.is_tensor)
                 if inst.cls_name in ("MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss")
@@ -957,6 +1301,17 @@ class Evaluator:
             )
         if mode is GradMode.MAYBE:
             return UNKNOWN
+        definitely_frozen = mode is GradMode.ON and self.frozen(inst) is True
+        if definitely_frozen and args and all(a.grad is Grad.NONE for a in args):
+            # Frozen parameters and inputs that need no grad: nothing in the output requires grad.
+            fwd = inst.user_class.methods.get("forward") if inst.user_class is not None else None
+            if fwd is not None and self.can_inline(fwd):
+                return self.inline(
+                    fwd, [Val(Grad.NONE, Ty.MODULE, module=inst), *args], kwargs, node, self_inst=None
+                )
+            if inst.kind in ("layer", "container"):
+                cause = ("parameters frozen (`requires_grad = False`)", node)
+                return Val(Grad.NONE, Ty.TENSOR, obj=object(), cause=cause)
         if not inst.has_params or not self.trainable(inst):
             if inst.kind == "user" and mode is GradMode.ON and self.trainable(inst):
                 pass  # a parameter-free user module: its forward decides
@@ -969,13 +1324,21 @@ class Evaluator:
                 return self.inline(
                     fwd, [Val(Grad.NONE, Ty.MODULE, module=inst), *args], kwargs, node, self_inst=None
                 )
-            ty = Ty.TENSOR if inst.kind == "layer" else Ty.UNKNOWN
+            tensor_out = inst.kind in ("layer", "container") or inst.cls_name == "Sequential"
+            ty = Ty.TENSOR if tensor_out and inst.cls_name not in api.RECURRENT else Ty.UNKNOWN
             return Val(Grad.NONE, ty, obj=object(), cause=("computed under no_grad", node))
         args = [_flat(a) for a in args]
         x = args[0] if args else UNKNOWN
         saved: set[object] = {inst.params_obj} if x.requires_grad or inst.kind in ("rnn", "lstm") else set()
         if inst.kind in ("layer", "rnn", "lstm") and x.is_tensor and x.obj is not None:
             saved.add(x.obj)
+        if inst.cls_name == "Sequential" and any(c.kind == "user" for c in inst.seq_children):
+            # A Sequential of this file's modules: each child's forward runs, in order.
+            out = x
+            for child in inst.seq_children:
+                out = self.module_call(child, node, [out], {})
+            marker = self.new_site(node, False, tuple(args), frozenset(), inst, call_args)
+            return _add_site(out, marker)
         if inst.kind == "container" and inst.seq_children:
             saved |= {c.params_obj for c in inst.seq_children[1:] if c.has_params}
             if len([c for c in inst.seq_children if c.has_params]) >= 1 and x.requires_grad:
@@ -1036,7 +1399,7 @@ class Evaluator:
             return GradMode.OFF
         if qual in api.ENABLE_GRAD_CMS:
             return GradMode.ON
-        if isinstance(target, ast.Name) and target.id in ("staticmethod", "classmethod"):
+        if isinstance(target, ast.Name) and target.id in ("staticmethod", "classmethod", "property"):
             return GradMode.ON
         return None
 
@@ -1052,7 +1415,7 @@ class Evaluator:
     def call_local(self, fval: Val, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
         info = fval.info
         if info is not None and hasattr(info, "is_module"):  # a class defined in this file
-            return self.instantiate(info, node)
+            return self.instantiate(info, node, args, kwargs)
         if not isinstance(info, (ast.FunctionDef, ast.AsyncFunctionDef)) or not self.can_inline(info):
             self.escape(args, kwargs)
             return UNKNOWN
@@ -1063,7 +1426,7 @@ class Evaluator:
             ]
         return self.inline(info, args, kwargs, node, self_inst=None)
 
-    def instantiate(self, info: Any, node: ast.Call) -> Val:
+    def instantiate(self, info: Any, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
         raise NotImplementedError  # provided by Interpreter.instance_val
 
     def inline(
@@ -1081,16 +1444,34 @@ class Evaluator:
         self.inlines += 1
         st = caller.copy()
         params = func.args.posonlyargs + func.args.args
-        env: dict[str, Val] = {}
+        # The callee sees the heap (attributes of known objects), not the caller's names.
+        env: dict[str, Val] = {k: v for k, v in caller.env.items() if k[0] == "@"}
+        spread = node is not None and (
+            any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
+        )
+        if spread and node is not None:
+            # Positional arguments up to the first `*x` are known; after it, nothing is.
+            first_star = next(
+                i for i, a in enumerate([*node.args, None]) if a is None or isinstance(a, ast.Starred)
+            )
+            offset = len(args) - len(node.args)  # a bound `self` comes first
+            args = args[: offset + first_star]
+        defaults = func.args.defaults
+        first_default = len(params) - len(defaults)
         for i, p in enumerate(params):
             if i < len(args):
                 env[p.arg] = args[i]
             elif p.arg in kwargs:
                 env[p.arg] = kwargs[p.arg]
+            elif spread:
+                env[p.arg] = UNKNOWN  # maybe given by `*args` / `**kwargs` at the call
             else:
-                env[p.arg] = UNKNOWN
-        for p in func.args.kwonlyargs:
-            env[p.arg] = kwargs.get(p.arg, UNKNOWN)
+                env[p.arg] = _default(defaults[i - first_default]) if i >= first_default else UNKNOWN
+        for p, d in zip(func.args.kwonlyargs, func.args.kw_defaults, strict=False):
+            if p.arg in kwargs:
+                env[p.arg] = kwargs[p.arg]
+            else:
+                env[p.arg] = _default(d) if d is not None and not spread else UNKNOWN
         if func.args.vararg:
             env[func.args.vararg.arg] = UNKNOWN
         if func.args.kwarg:
@@ -1104,6 +1485,9 @@ class Evaluator:
         if mode is not GradMode.ON:
             st.mode = mode
         frame = Frame(func, self_inst=self_inst or (args[0].module if args and params else None))
+        outer_module_env = self.module_env
+        if not self.frames:
+            self.module_env = caller.env
         self.frames.append(frame)
         self.st = st
         try:
@@ -1112,6 +1496,7 @@ class Evaluator:
                 frame.returns.append((self.st, NONE_VAL))
         finally:
             self.frames.pop()
+            self.module_env = outer_module_env
         ends = join_states([s for s, _ in frame.returns])
         if ends is None:
             self.st = None
@@ -1119,13 +1504,30 @@ class Evaluator:
         result = frame.returns[0][1]
         for _, v in frame.returns[1:]:
             result = join(result, v)
+        if frame.yields or self.is_generator(func):
+            # Calling a generator function gives an iterator over what it yields. Its body ran here
+            # at once, not interleaved with the consumer: only the yielded values are trusted.
+            item = frame.yields[0] if frame.yields else None
+            for v in frame.yields[1:]:
+                item = join(item, v) if item is not None else None
+            result = Val(Grad.NONE, Ty.LIST, item=item)
         # Graph effects carry back to the caller; its names and grad mode are its own.
         caller.freed = ends.freed
         caller.vfreed = ends.vfreed
         caller.dirty = ends.dirty
         caller.retained = ends.retained
+        for key in [k for k in caller.env if k[0] == "@"]:
+            if key not in ends.env:
+                del caller.env[key]
+        caller.env.update((k, v) for k, v in ends.env.items() if k[0] == "@")
         self.st = caller
         return result
+
+    def is_generator(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        found = self._generators.get(id(func))  # the tree outlives this evaluator: ids are stable
+        if found is None:
+            found = self._generators[id(func)] = "yield" in self.rep.segment(func) and _is_generator(func)
+        return found
 
     # -- backward ----------------------------------------------------------------------
 
@@ -1239,7 +1641,7 @@ class Evaluator:
             for site in ordered:
                 dirt = st.dirty.get(site)
                 if dirt is not None:
-                    self.rep.dirty_backward(run, site, dirt)
+                    self.rep.dirty_backward(run, site, dirt, self.loops)
                     reported = True
                     break
         if not reported:
@@ -1277,6 +1679,114 @@ class _NotConst:
 
 
 _NOT_CONST = _NotConst()
+
+
+def acc_taints(stmt: ast.stmt, key: object) -> frozenset[Taint]:
+    """Marks of an accumulation: "accumulated" survives a join if any path has it (a consumer on
+    any path exempts the finding); "carried" only if every path has it (what an earlier iteration
+    put there is certainly still there: no path reset it)."""
+    return frozenset({Taint("accumulated", stmt, key), Taint("carried", stmt, key)})
+
+
+def _carries_graph(val: Val, depth: int = 3) -> bool:
+    """A tensor with a graph, or a tuple/list/dict record holding one (`{"loss": loss, ...}`)."""
+    if val.grad is Grad.GRAPH:
+        return True
+    return depth > 0 and val.elts is not None and any(_carries_graph(e, depth - 1) for e in val.elts)
+
+
+def _best_cause(vals: tuple[Val, ...] | list[Val]) -> tuple[str, ast.AST] | None:
+    """Why a result has no graph: a cut (detach, argmax, no_grad, .item()) rather than the plain
+    creation of an input tensor (`torch.randn(...)`)."""
+    causes = [v.cause for v in vals if v.cause is not None]
+    cuts = [c for c in causes if not (c[0].startswith("`torch.") and c[0].endswith("(...)`"))]
+    best = cuts or causes
+    return best[0] if best else None
+
+
+def _loss_none_shape(name: str, shape: tuple[int, ...] | None) -> tuple[int, ...] | None:
+    """The shape of a loss with ``reduction="none"``: per element, or per sample for class losses."""
+    if shape is None:
+        return None
+    if name in ("CrossEntropyLoss", "NLLLoss", "cross_entropy", "nll_loss"):
+        return (shape[0], *shape[2:]) if len(shape) >= 2 else None
+    return shape
+
+
+def _reduced_shape(node: ast.Call, shape: tuple[int, ...] | None, args: list[Val]) -> tuple[int, ...] | None:
+    """``x.sum(dim)`` / ``x.mean(dim=k, keepdim=...)`` with a constant dim on a known shape."""
+    if shape is None:
+        return None
+    dim_node = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "dim"), None)
+    keep = next((k.value for k in node.keywords if k.arg == "keepdim"), None)
+    if keep is not None and not (isinstance(keep, ast.Constant) and keep.value is False):
+        if not (isinstance(keep, ast.Constant) and keep.value is True):
+            return None
+    if isinstance(dim_node, ast.UnaryOp) and isinstance(dim_node.op, ast.USub):
+        inner = dim_node.operand
+        dim = -inner.value if isinstance(inner, ast.Constant) and type(inner.value) is int else None
+    else:
+        dim = dim_node.value if isinstance(dim_node, ast.Constant) and type(dim_node.value) is int else None
+    if dim is None or not -len(shape) <= dim < len(shape):
+        return None
+    dim %= len(shape)
+    if keep is not None:
+        return (*shape[:dim], 1, *shape[dim + 1 :])
+    return (*shape[:dim], *shape[dim + 1 :])
+
+
+def _element(seq: Val) -> Val:
+    """An element of a sequence value (a list, a tuple, a module list), as far as it is known."""
+    if seq.ty in (Ty.LIST, Ty.TUPLE):
+        item = elements(seq)
+        if item is not None and item is not EMPTY:
+            return item.with_(taints=item.taints | seq.taints) if seq.taints else item
+    if seq.ty is Ty.PARAMS and seq.elts:
+        return seq.elts[0]
+    if seq.module is not None and seq.module.seq_children:
+        children = seq.module.seq_children
+        if all(c is children[0] for c in children):
+            return Val(Grad.NONE, Ty.MODULE, module=children[0])
+    return UNKNOWN
+
+
+def _dict_get(d: Val, key: ast.expr) -> Val:
+    """``d[key]`` for a constant key of a dict whose keys are known."""
+    if d.elts is None or d.keys is None or not isinstance(key, ast.Constant):
+        return UNKNOWN
+    for k, v in zip(d.keys, d.elts, strict=False):
+        if k == key.value and type(k) is type(key.value):
+            return v
+    return UNKNOWN
+
+
+def _is_generator(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Does the function's own body (not a nested function's) yield?"""
+    stack: list[ast.AST] = list(func.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _target_names(target: ast.expr) -> list[str]:
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+
+
+def _default(node: ast.expr) -> Val:
+    """A parameter's default value, when it is a literal (``None``, a number)."""
+    if isinstance(node, ast.Constant):
+        if node.value is None:
+            return NONE_VAL
+        if isinstance(node.value, bool):
+            return TRUE if node.value else FALSE
+        if isinstance(node.value, (int, float)):
+            return NUMBER
+        return OTHER
+    return UNKNOWN
 
 
 def _add_site(val: Val, marker: Site) -> Val:

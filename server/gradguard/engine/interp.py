@@ -14,11 +14,25 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from . import torchapi as api
-from .classes import ClassInfo, is_module_base
-from .evaluate import Evaluator, Frame
+from .classes import ClassInfo, is_module_base, record_fields
+from .evaluate import Evaluator, Frame, acc_taints
 from .report import Reporter
 from .state import LoopFrame, State, join_states
-from .values import NONE_VAL, OTHER, UNKNOWN, Grad, GradMode, ModuleInst, Taint, Ty, Val
+from .values import (
+    EMPTY,
+    NONE_VAL,
+    NUMBER,
+    OTHER,
+    UNKNOWN,
+    Grad,
+    GradMode,
+    ModuleInst,
+    Taint,
+    Ty,
+    Val,
+    elements,
+    join,
+)
 
 _STMT_DISPATCH: dict[type, Any] = {}
 MAX_UNROLL_DEPTH = 4
@@ -90,16 +104,26 @@ class Interpreter(Evaluator):
             if isinstance(node, ast.ClassDef):
                 bases = [self.base_name(b) for b in node.bases]
                 is_mod = any(is_module_base(b, self.module_class_names(), self.module_aliases) for b in bases)
-                info = ClassInfo(node, is_mod)
+                info = ClassInfo(node, is_mod, fields=record_fields(node))
                 for item in node.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         info.methods[item.name] = item
+                        if any(isinstance(d, ast.Name) and d.id == "property" for d in item.decorator_list):
+                            info.properties.add(item.name)
+                    elif (  # `__call__ = forward`
+                        isinstance(item, ast.Assign)
+                        and isinstance(item.value, ast.Name)
+                        and item.value.id in info.methods
+                    ):
+                        for t in item.targets:
+                            if isinstance(t, ast.Name):
+                                info.methods[t.id] = info.methods[item.value.id]
                 self.classes[node.name] = info
             elif isinstance(node, (ast.If, ast.Try)):
                 self.discover_classes([n for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt)])
 
-    def instantiate(self, info: ClassInfo, node: ast.Call) -> Val:
-        return self.instance_val(info, node)
+    def instantiate(self, info: ClassInfo, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
+        return self.instance_val(info, node, args, kwargs)
 
     def module_class_names(self) -> set[str]:
         return {name for name, info in self.classes.items() if info.is_module}
@@ -125,20 +149,44 @@ class Interpreter(Evaluator):
             return self.base_name(expr.value) + "." + expr.attr
         return ""
 
-    def instance_val(self, cls: ClassInfo, call: ast.Call | None) -> Val:
-        """A new instance of a class from this file; nn.Module subclasses run their ``__init__``."""
+    def instance_val(
+        self,
+        cls: ClassInfo,
+        call: ast.Call | None,
+        args: list[Val] | None = None,
+        kwargs: dict[str, Val] | None = None,
+    ) -> Val:
+        """A new instance of a class from this file: its ``__init__`` runs on the call's arguments."""
         inst = ModuleInst(
             cls.node.name, has_params=False, user_class=cls, kind="user" if cls.is_module else "object"
         )
         val = Val(Grad.NONE, Ty.MODULE if cls.is_module else Ty.OTHER, module=inst)
         init = cls.methods.get("__init__")
         if init is not None and self.can_inline(init):
-            self.inline(init, [val], {}, call, self_inst=inst)
+            self.inline(init, [val, *(args or ())], kwargs or {}, call, self_inst=inst)
+        elif init is None and cls.fields:
+            self.init_fields(cls, inst, args or [], kwargs or {})
         if cls.is_module:
             inst.has_params = any(c.has_params for c in inst.children.values()) or any(
                 v.grad is Grad.LEAF for v in inst.attrs.values()
             )
         return val
+
+    def init_fields(self, cls: ClassInfo, inst: ModuleInst, args: list[Val], kwargs: dict[str, Val]) -> None:
+        """A record's generated ``__init__``: each field becomes a heap cell of the instance."""
+        st = self.st
+        if st is None:
+            return
+        for i, (name, default) in enumerate(cls.fields):
+            if i < len(args):
+                val = args[i]
+            elif name in kwargs:
+                val = kwargs[name]
+            elif default is not None and isinstance(default, ast.Constant):
+                val = self.expr(default)
+            else:
+                val = UNKNOWN
+            st.env[f"{inst.key}.{name}"] = val
 
     # -- blocks and statements ------------------------------------------------------
 
@@ -151,6 +199,11 @@ class Interpreter(Evaluator):
                 self.statement(stmt)
             finally:
                 self.stmt_stack.pop()
+            if self.rep.raised:
+                # That statement raises: what follows never runs (and must not be reported).
+                self.rep.raised = False
+                self.st = None
+                return
 
     def statement(self, node: ast.stmt) -> None:
         kind = type(node)
@@ -165,11 +218,16 @@ class Interpreter(Evaluator):
         self.expr(node.value)
 
     def s_Assign(self, node: ast.Assign) -> None:
+        target = node.targets[0] if len(node.targets) == 1 else None
+        self_ref = isinstance(target, (ast.Name, ast.Attribute)) and _reads(node.value, target)
+        before = self.peek(target) if self_ref and target is not None else None
         val = self.expr(node.value)
-        for target in node.targets:
-            self.assign(target, val, node)
-        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            self.check_accumulate_rebind(node, node.targets[0].id, node.value)
+        for t in node.targets:
+            self.assign(t, val, node)
+        if isinstance(target, ast.Name):
+            self.check_accumulate_rebind(node, target.id, node.value)
+        if before is not None and target is not None:
+            self.check_running_update(node, target, before, val)
 
     def s_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
@@ -192,6 +250,8 @@ class Interpreter(Evaluator):
             self.assign(target, new.with_(taints=new.taints | cur.taints), node)
         if isinstance(target, ast.Name) and isinstance(node.op, ast.Add):
             self.check_accumulate(node, target.id, node.value, value, cur)
+        elif isinstance(target, (ast.Attribute, ast.Subscript)) and isinstance(node.op, ast.Add):
+            self.check_accumulate_cell(node, target, value, cur)
 
     def s_Delete(self, node: ast.Delete) -> None:
         if self.st is None:
@@ -199,13 +259,25 @@ class Interpreter(Evaluator):
         for target in node.targets:
             if isinstance(target, ast.Name):
                 self.st.env.pop(target.id, None)
+            elif isinstance(target, ast.Subscript):
+                path = self.path_of(target.value)
+                base = self.peek(target.value)
+                if path is None or base.ty not in (Ty.LIST, Ty.DICT):
+                    continue
+                if (
+                    base.ty is Ty.LIST
+                    and isinstance(target.slice, ast.Slice)
+                    and not any((target.slice.lower, target.slice.upper, target.slice.step))
+                ):
+                    self.st.env[path] = Val(Grad.NONE, Ty.LIST, elts=())  # `del buf[:]` empties it
+                else:
+                    self.st.env[path] = Val(Grad.NONE, base.ty)
 
     def s_Return(self, node: ast.Return) -> None:
         val = self.expr(node.value) if node.value is not None else NONE_VAL
         if self.frames and self.st is not None:
             self.frames[-1].returns.append((self.st, val))
-        if val.taints:
-            self.rep.exempt_taints(val.taints)
+        self.escape([val], {})  # what a function returns is its caller's to use (or backpropagate)
         self.st = None
 
     def s_Raise(self, node: ast.Raise) -> None:
@@ -278,6 +350,24 @@ class Interpreter(Evaluator):
     def static_truth(self, test: ast.expr) -> bool | None:
         if isinstance(test, ast.Constant):
             return bool(test.value)
+        if isinstance(test, (ast.Name, ast.Attribute)):
+            return self.peek(test).truth  # a flag known to be True or False (a default, a constant)
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self.static_truth(test.operand)
+            return None if inner is None else not inner
+        if (
+            isinstance(test, ast.Compare)
+            and len(test.ops) == 1
+            and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+            and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None
+        ):
+            # `x is None` on a value known to be None, or known to be a tensor, module or object.
+            val = self.peek(test.left)
+            is_none = True if val.is_none_literal else False if _never_none(val) else None
+            if is_none is None:
+                return None
+            return is_none if isinstance(test.ops[0], ast.Is) else not is_none
         # `if __name__ == "__main__":` runs when the file is run as a script: analyse it as run.
         if (
             isinstance(test, ast.Compare)
@@ -444,19 +534,35 @@ class Interpreter(Evaluator):
         return any(name + "(" in text for name in self._backprop_funcs)
 
     def iter_element(self, it: Val, node: ast.expr) -> Val:
+        """What certainly holds of every element a loop over ``node`` binds."""
         if it.ty is Ty.PARAMS:
             return it.elts[0] if it.elts else UNKNOWN
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            if node.func.id == "range":
-                return Val(Grad.NONE, Ty.NUMBER)
-            if node.func.id == "enumerate" and node.args:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+            fn = node.func.id
+            if fn == "range":
+                return NUMBER
+            if fn == "enumerate" and node.args and it.item is None:
                 inner = self.iter_element(self.peek(node.args[0]), node.args[0])
-                return Val(Grad.NONE, Ty.TUPLE, elts=(Val(Grad.NONE, Ty.NUMBER), inner))
-        if it.elts and it.ty in (Ty.LIST, Ty.TUPLE):
-            first = it.elts[0]
-            if all(e == first for e in it.elts):
+                return Val(Grad.NONE, Ty.TUPLE, elts=(NUMBER, inner))
+            if fn in ("reversed", "list", "tuple", "sorted") and len(node.args) == 1:
+                return self.iter_element(self.peek(node.args[0]), node.args[0])
+        if it.ty is Ty.DICT:
+            return OTHER  # its keys
+        if it.ty in (Ty.LIST, Ty.TUPLE):
+            item = elements(it)
+            if item is not None and item is not EMPTY:
+                # What is built from the elements consumes the list (GG301 follows its taints).
+                return item.with_(taints=item.taints | it.taints) if it.taints else item
+        if it.module is not None and it.module.seq_children:
+            # Iterating an nn.Sequential / ModuleList: any of its children.
+            first = Val(Grad.NONE, Ty.MODULE, module=it.module.seq_children[0])
+            if all(c is it.module.seq_children[0] for c in it.module.seq_children):
                 return first
         return UNKNOWN
+
+    def assign_target(self, target: ast.expr, val: Val) -> None:
+        if self.stmt_stack:
+            self.assign(target, val, self.stmt_stack[-1])
 
     # -- assignment -----------------------------------------------------------------
 
@@ -486,12 +592,20 @@ class Interpreter(Evaluator):
             if target.attr == "requires_grad":
                 base = self.peek(target.value)
                 flag = target_const(stmt)
+                if isinstance(base.info, ModuleInst) and base.ty is Ty.TENSOR:
+                    self.set_requires_grad(base.info, flag)
                 if base.is_tensor and isinstance(target.value, (ast.Name, ast.Attribute)):
                     new = base.with_(
                         grad=Grad.LEAF if flag is True else Grad.NONE if flag is False else Grad.UNKNOWN
                     )
                     self.assign(target.value, new, stmt)
                 return
+            if val.is_tensor:
+                text = self.pos.text(target)
+                if val.root is not None and val.root.binding is None and not keep_binding:
+                    val.root.binding = (text, target.lineno)
+                if val.label != text:
+                    val = val.with_(label=text)
             owner = self.peek(target.value)
             if owner.module is not None and self.frames and self.frames[-1].self_inst is owner.module:
                 owner.module.attrs[target.attr] = val  # __init__ of a class in this file
@@ -499,6 +613,9 @@ class Interpreter(Evaluator):
                     owner.module.children[target.attr] = val.module
             if path is not None:
                 st.env[path] = val
+                if path[0] == "@":
+                    self.rep.cell_writes[path] = stmt
+                    self.rep.cell_names[path] = self.pos.text(target)
         elif isinstance(target, ast.Subscript):
             base = self.peek(target.value)
             self.expr(target.slice)
@@ -509,14 +626,19 @@ class Interpreter(Evaluator):
                     and val.requires_grad
                     and st.mode is GradMode.ON
                 ):
+                    path = self.path_of(target.value)
+                    if path is not None and path[0] == "@":
+                        self.rep.cell_writes[path] = stmt  # a graph written into an object's tensor
                     self.assign(
                         target.value,
                         base.with_(grad=Grad.GRAPH, sites=base.sites | val.sites),
                         stmt,
                         keep_binding=True,
                     )
-            elif base.ty is Ty.LIST and isinstance(target.value, ast.Name):
-                st.env[target.value.id] = UNKNOWN
+            elif base.ty in (Ty.LIST, Ty.DICT):
+                path = self.path_of(target.value)
+                if path is not None:
+                    st.env[path] = _store_item(base, target.slice, val)
         elif isinstance(target, ast.Starred):
             self.assign(target.value, UNKNOWN, stmt)
 
@@ -528,9 +650,45 @@ class Interpreter(Evaluator):
         frame = self.loops[-1]
         if name not in frame.starts.get(1, {}) or name in self.rebound_in(frame.node):
             return
+        if _feeds_computation(frame.node, name, stmt):
+            return  # a running state the loop computes with (coverage, a moving sum): consumed
         key = ("acc", id(stmt))
-        self.rep.accumulate(stmt, name, value_node, value, key)
+        self.rep.accumulate(stmt, name, value_node, value, key, self.dead_graph(value))
         self.mark_acc(name, key, stmt)
+
+    def check_accumulate_cell(self, stmt: ast.AugAssign, target: ast.expr, value: Val, cur: Val) -> None:
+        """``self.total += loss`` / ``d[k] += loss``: a leak when the sum an earlier iteration made
+        is still there (nothing reset, returned or backpropagated it in between)."""
+        if value.grad is not Grad.GRAPH or not self.loops or self.st is None:
+            return
+        key = ("acc", id(stmt))
+        holder = self.peek(target.value) if isinstance(target, ast.Subscript) else cur
+        carried = cur.taints | holder.taints
+        if self.later_iteration() and any(t.kind == "carried" and t.key == key for t in carried):
+            self.rep.accumulate(stmt, self.pos.text(target), stmt.value, value, key, self.dead_graph(value))
+        new = self.peek(target)
+        if new.grad is Grad.GRAPH:
+            self.assign(target, new.with_(taints=new.taints | acc_taints(stmt, key)), stmt, True)
+
+    def check_running_update(self, stmt: ast.Assign, target: ast.expr, before: Val, after: Val) -> None:
+        """``avg = 0.9 * avg + 0.1 * loss`` (also on ``self._value``): a running value built on its
+        previous self. A leak when what it folds in was already backpropagated: that graph is dead
+        weight every later iteration keeps (a recurrent state whose graph is still needed is not)."""
+        if not self.later_iteration() or before.grad is not Grad.GRAPH or after.grad is not Grad.GRAPH:
+            return
+        frame = self.loops[-1]
+        path = self.path_of(target)
+        if path is None or frame.starts.get(frame.iteration, {}).get(path) is not before:
+            return  # not the value the previous iteration left: a step within this iteration
+        if not before.sites <= after.sites or not self.dead_graph(before):
+            return
+        if isinstance(target, ast.Name) and _feeds_computation(frame.node, target.id, stmt):
+            return
+        key = ("acc", id(stmt))
+        # Pending: if the value is backpropagated later, that backward fails instead (GG104).
+        self.rep.accumulate(stmt, self.pos.text(target), stmt.value, after, key)
+        new = self.peek(target)
+        self.assign(target, new.with_(taints=new.taints | {Taint("accumulated", stmt, key)}), stmt, True)
 
     def check_accumulate_rebind(self, stmt: ast.Assign, name: str, value: ast.expr) -> None:
         # `total = total + loss` is the same accumulation as `total += loss`.
@@ -545,12 +703,12 @@ class Interpreter(Evaluator):
         ):
             return
         frame = self.loops[-1]
-        if name not in frame.starts.get(1, {}):
+        if name not in frame.starts.get(1, {}) or _feeds_computation(frame.node, name, stmt):
             return
         other = self.peek(value.right)
         if other.grad is Grad.GRAPH:
             key = ("acc", id(stmt))
-            self.rep.accumulate(stmt, name, value.right, other, key)
+            self.rep.accumulate(stmt, name, value.right, other, key, self.dead_graph(other))
             self.mark_acc(name, key, stmt)
 
     def mark_acc(self, name: str, key: object, stmt: ast.stmt) -> None:
@@ -560,20 +718,112 @@ class Interpreter(Evaluator):
             st.env[name] = cur.with_(taints=cur.taints | {Taint("accumulated", stmt, key)})
 
     def rebound_in(self, loop: ast.AST) -> frozenset[str]:
-        """Names a loop body rebinds with a plain assignment (reset each iteration)."""
+        """Names a loop body rebinds with a plain assignment on every path (reset each iteration);
+        a reset under an `if` (every 100 steps) leaves the sum growing in between."""
         cached = self._rebound.get(id(loop))
         if cached is not None:
             return cached
-        names: set[str] = set()
-        for stmt in getattr(loop, "body", []):
-            for node in ast.walk(stmt):
-                if isinstance(node, ast.Assign):
-                    for t in node.targets:
-                        if isinstance(t, ast.Name) and not _is_self_add(node, t.id):
-                            names.add(t.id)
-        out = frozenset(names)
+        out = frozenset(_reset_every_iteration(getattr(loop, "body", [])))
         self._rebound[id(loop)] = out
         return out
+
+
+# Calls that only report or store a value (a read there does not compute with the sum).
+_REPORTING = frozenset(
+    {"print", "format", "str", "repr", "len", "float", "int", "round", "log", "info", "debug"}
+    | {"append", "extend", "insert", "add_scalar", "add_scalars", "set_postfix", "update"}
+)
+
+
+def _feeds_computation(loop: ast.AST, name: str, acc: ast.stmt) -> bool:
+    """Is ``name`` read in the loop body, outside its accumulating statement, other than to report it
+    (print, f-strings, ``.item()``, logging)? Then the sum is state the loop computes with."""
+    skip: set[int] = set()
+    for stmt in getattr(loop, "body", []):
+        for node in ast.walk(stmt):
+            if node is acc or isinstance(node, ast.JoinedStr):
+                skip.update(id(n) for n in ast.walk(node))
+            elif isinstance(node, ast.Call):
+                func = node.func
+                called = (
+                    func.id
+                    if isinstance(func, ast.Name)
+                    else func.attr
+                    if isinstance(func, ast.Attribute)
+                    else ""
+                )
+                if called in _REPORTING or called in ("item", "detach", "cpu", "tolist", "numpy"):
+                    skip.update(id(n) for n in ast.walk(node))
+        for node in ast.walk(stmt):
+            if (
+                isinstance(node, ast.Name)
+                and node.id == name
+                and isinstance(node.ctx, ast.Load)
+                and id(node) not in skip
+            ):
+                return True
+    return False
+
+
+def _never_none(val: Val) -> bool:
+    if val.is_tensor or val.ty in (Ty.MODULE, Ty.OPTIMIZER, Ty.NUMBER, Ty.LIST, Ty.TUPLE, Ty.DICT, Ty.FUNC):
+        return True
+    return val.ty is Ty.OTHER and val.module is not None  # an instance of a class of this file
+
+
+def _store_item(container: Val, key: ast.expr, val: Val) -> Val:
+    """``container[key] = val`` on a list or dict value: exact when the key is a known constant."""
+    taints = container.taints | val.taints
+    if container.ty is Ty.DICT:
+        if container.keys is not None and container.elts is not None and isinstance(key, ast.Constant):
+            if key.value in container.keys:
+                i = container.keys.index(key.value)
+                elts = (*container.elts[:i], val, *container.elts[i + 1 :])
+                return container.with_(elts=elts, taints=taints)
+            if isinstance(key.value, (str, int)) and not isinstance(key.value, bool):
+                return container.with_(
+                    elts=(*container.elts, val), keys=(*container.keys, key.value), taints=taints
+                )
+        return Val(Grad.NONE, Ty.DICT, taints=taints)
+    if container.elts is not None and isinstance(key, ast.Constant) and isinstance(key.value, int):
+        i = key.value
+        n = len(container.elts)
+        if -n <= i < n:
+            i %= n
+            return container.with_(elts=(*container.elts[:i], val, *container.elts[i + 1 :]), taints=taints)
+    item = elements(container)
+    joined = val if item is EMPTY else join(item, val) if item is not None else None
+    return Val(Grad.NONE, Ty.LIST, item=joined, taints=taints)
+
+
+def _reads(expr: ast.expr, target: ast.expr) -> bool:
+    """Does ``expr`` read the name or attribute chain ``target``?"""
+    want = ast.dump(target).replace("Store()", "Load()")
+    return any(isinstance(n, type(target)) and ast.dump(n) == want for n in ast.walk(expr))
+
+
+def _reset_every_iteration(body: list[ast.stmt]) -> set[str]:
+    names: set[str] = set()
+    for stmt in body:
+        if isinstance(stmt, ast.Assign):
+            for t in stmt.targets:
+                for n in ast.walk(t):
+                    if (
+                        isinstance(n, ast.Name)
+                        and isinstance(n.ctx, ast.Store)
+                        and not _is_self_ref(stmt, n.id)
+                    ):
+                        names.add(n.id)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            names |= _reset_every_iteration(stmt.body)
+        elif isinstance(stmt, ast.If) and stmt.orelse:
+            names |= _reset_every_iteration(stmt.body) & _reset_every_iteration(stmt.orelse)
+    return names
+
+
+def _is_self_ref(node: ast.Assign, name: str) -> bool:
+    """``x = x + v`` / ``x = a * x + b * v``: an update of x, not a reset."""
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.value))
 
 
 def _is_self_add(node: ast.Assign, name: str) -> bool:

@@ -30,6 +30,12 @@ _GRAPH_WORDS = re.compile(r"loss|criterion|model|net\b|torch\.|F\.|self\.\w+\(")
 _FREEZES = re.compile(r"requires_grad\s*=\s*False|requires_grad_\(\s*False")
 
 
+# Findings whose code raises at run time (the others are silent).
+_RAISING = frozenset(
+    {"GG101", "GG102", "GG103", "GG104", "GG105", "GG106", "GG107", "GG108", "GG109", "GG110", "GG111"}
+)
+
+
 @dataclass(frozen=True, slots=True)
 class BackwardInfo:
     """What one backward call does to the graphs it reaches (for the hover on `.backward(`)."""
@@ -54,13 +60,29 @@ class Reporter:
     def __init__(self, source: str) -> None:
         self.source = source
         self.pos = Positions(source)
-        self.file_freezes = bool(_FREEZES.search(source))
+        self._unresolved_freezes: bool | None = None if _FREEZES.search(source) else False
         self.findings: dict[tuple[str, Span], Finding] = {}
         self.pending_acc: dict[object, Finding] = {}
         self.exempt: set[object] = set()
         self.penalties_reported: set[int] = set()
         self.backward_runs: list[BackwardRun] = []
         self.blocks: dict[int, list[ast.stmt]] = {}  # id(statement) -> the list that holds it
+        # Heap cell ("@3.hidden") -> the statement that last wrote a graph into it (the cause of GG104).
+        self.cell_writes: dict[str, ast.stmt] = {}
+        self.cell_names: dict[str, str] = {}  # heap cell -> how the code names it (`self.hidden`)
+        self.cell_reads: dict[str, list[Val]] = {}  # heap cell -> the values read from it in loops
+        self.raised = False  # a finding of an error torch raises was just made (the path ends)
+
+    @property
+    def unresolved_freezes(self) -> bool:
+        """Does the file freeze parameters in a way the interpreter does not follow?
+
+        It follows `m.requires_grad_(False)` and `p.requires_grad = False` / `p.requires_grad_(False)`
+        where `p` is a loop variable over `m.parameters()` or `m.named_parameters()`, or a module's
+        `weight`/`bias`."""
+        if self._unresolved_freezes is None:
+            self._unresolved_freezes = _has_unresolved_freeze(self.source)
+        return self._unresolved_freezes
 
     # -- plumbing --------------------------------------------------------------------
 
@@ -111,6 +133,8 @@ class Reporter:
         where = span or self.span(node)
         finding = Finding(code, message, where, tuple(related or ()), tuple(fixes or ()), chain)
         self.findings.setdefault((code, where), finding)
+        if code in _RAISING:
+            self.raised = True  # the program stops here: nothing after it runs on this path
         return finding
 
     def fix(self, code: str, fix_id: str, kind: str, **params: Any) -> FixRef:
@@ -166,6 +190,9 @@ class Reporter:
         return sorted(self.findings.values(), key=lambda f: (f.span, f.code))
 
     def finish(self) -> None:
+        # What only the interpreter needed: drop it (an Analysis keeps the reporter for hovers).
+        self.cell_reads.clear()
+        self.cell_writes.clear()
         for key, finding in self.pending_acc.items():
             if key not in self.exempt:
                 self.findings.setdefault((finding.code, finding.span), finding)
@@ -190,6 +217,10 @@ class Reporter:
             "freed",
         )
         if loop is None:
+            if _left_loop(first.ipath, run.ipath) and len(site.ipath) < len(first.ipath):
+                # Freed inside a loop that has ended, on a graph built before it: that loop's own
+                # second iteration already meets it (reported there); here only if it ran once.
+                return
             # Within one iteration, retain_graph=True for a second pass over the same graph is
             # legitimate (e.g. a GAN's D step then G step on one fake): only cross-iteration reuse
             # is masked by it.
@@ -238,7 +269,13 @@ class Reporter:
                 chain,
             )
             return
-        same = run.val.root is not None and run.val.root is first.val.root
+        # The same loss again (or a value built on that loss itself): a double backward, not two
+        # losses that share a forward.
+        same = first.val.root is not None and (
+            run.val.root is first.val.root or first.val.root in run.val.sites
+        )
+        # Paths joined after the first backward (`if flag: loss *= 0`) lose the root, not the sites.
+        same = same or bool(first.val.sites) and first.val.sites <= run.val.sites
         loss = self.text(run.target)
         other = self.text(first.target)
         related = [built, freed, self.backward_related(run, "reused here: fails", "reused")]
@@ -324,6 +361,11 @@ class Reporter:
                         and other.module is d_site.module
                         and any(v.root is arg_val.root for _, v in other.call_args)
                     ):
+                        # The detach belongs in the discriminator's own update, whose loss calls D
+                        # on real data too: usually the first backward, but the G step may come first.
+                        if _module_calls(run.val, other) > 1 and _module_calls(first.val, d_site) == 1:
+                            node = next(n for n, v in other.call_args if v.root is arg_val.root)
+                            return other, node
                         return d_site, arg_node
         return None
 
@@ -471,6 +513,7 @@ class Reporter:
     ) -> None:
         names = self.carried_names(site, loop)
         if not names:
+            self.carried_cell(run, site, loop, chain, built, freed)
             return
         carried = names[0]
         read = _first_read(loop.node, carried)
@@ -493,6 +536,36 @@ class Reporter:
             fixes,
             chain,
         )
+
+    def carried_cell(
+        self, run: BackwardRun, site: Site, loop: LoopFrame, chain: str, built: Related, freed: Related
+    ) -> None:
+        """State carried in an object's attribute (``self.hidden``), possibly set by another method:
+        the squiggle goes on the statement that stores the graph-carrying value."""
+        for key, whole in sorted(loop.starts.get(2, {}).items()):
+            if key[0] != "@" or not _reaches(whole, site):
+                continue
+            if not any(v is whole for v in self.cell_reads.get(key, ())):
+                continue  # reset before it was read: this cell carries nothing
+            # The cell, or a member of the tuple it holds (an LSTM's (h, c)), that this loss read.
+            val = next((v for v in (whole, *(whole.elts or ())) if v.root in run.val.sites), None)
+            root = val.root if val is not None else None
+            if val is None or root is None:
+                continue
+            stmt = self.cell_writes.get(key) or (root.stmts[-1] if root.stmts else None)
+            if stmt is None:
+                continue
+            name = self.cell_names.get(key) or whole.label or val.label or key.split(".", 1)[1]
+            reused = self.backward_related(run, "backward of the next iteration fails here", "reused")
+            self.add(
+                "GG104",
+                stmt,
+                {"name": name, "backward_line": run.call.lineno},
+                [built, freed, reused],
+                [],
+                chain,
+            )
+            return
 
     def masked(
         self, run: BackwardRun, site: Site, first: BackwardRun, loop: LoopFrame | None, code: str, chain: str
@@ -612,7 +685,7 @@ class Reporter:
 
     # -- GG107, GG111, GG203 -------------------------------------------------------------
 
-    def dirty_backward(self, run: BackwardRun, site: Site, dirt: Dirt) -> None:
+    def dirty_backward(self, run: BackwardRun, site: Site, dirt: Dirt, loops: list[LoopFrame]) -> None:
         saved_related = Related(
             self.span(site.node), f"saved for backward here: {self.text(site.node)}", "built"
         )
@@ -620,6 +693,15 @@ class Reporter:
         if dirt.kind == "step":
             first = dirt.retained_by
             if first is None:
+                return
+            differing = _differing_loop(first.ipath, run.ipath)
+            loop = next((f for f in loops if id(f.node) == differing), None)
+            if run.call is first.call and first.retain_kw is not None and loop is not None:
+                # The same backward, one iteration later, walks the graph it retained last time:
+                # the graph is carried across iterations and retain_graph=True only hid that.
+                in_loop = any(l_id == differing for l_id, _ in site.ipath)
+                chain = chain_text(run.val, site, self.pos, loop.node)
+                self.masked(run, site, first, loop, "GG104" if in_loop else "GG103", chain)
                 return
             fixes: list[FixRef] = []
             if (
@@ -754,11 +836,21 @@ class Reporter:
 
     # -- GG301 ---------------------------------------------------------------------------
 
-    def accumulate(self, stmt: ast.stmt, acc: str, value_node: ast.expr, value: Val, key: object) -> None:
+    def accumulate(
+        self, stmt: ast.stmt, acc: str, value_node: ast.expr, value: Val, key: object, dead: bool = False
+    ) -> None:
+        """An accumulation of a graph-carrying value across iterations. It is reported at the end
+        unless the accumulator is later consumed (backpropagated, returned, handed on); ``dead``:
+        that graph was already backpropagated, so nothing can consume it any more."""
+        if dead and key in self.pending_acc:
+            finding = self.pending_acc[key]
+            self.findings.setdefault((finding.code, finding.span), finding)
         if key in self.pending_acc:
             return
         fixes = []
-        if value.shape == ():
+        if not value.is_tensor:
+            pass  # a record holding graphs: which of its fields to detach is the user's call
+        elif value.shape == ():
             fixes.append(
                 self.fix("GG301", "use-item", "append", expr=self.span(value_node), suffix=".item()")
             )
@@ -767,14 +859,27 @@ class Reporter:
                 self.fix("GG301", "use-item", "append", expr=self.span(value_node), suffix=".detach()")
             )
         rule = _rule("GG301")
+        text = self.text(value_node)
+        atom = (
+            text
+            if isinstance(value_node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+            else f"({text})"
+        )
+        # `.item()` only for a tensor known to be a scalar; anything else would raise there.
+        suggest = f"{atom}.item()" if value.shape == () else f"{atom}.detach()"
         template = rule.message if rule is not None else "GG301 {acc} {value}"
-        message = _format(template, {"acc": acc, "value": self.text(value_node)})
+        if rule is not None and not value.is_tensor:
+            template = rule.variants.get("record", template)
+        message = _format(template, {"acc": acc, "value": text, "suggest": suggest})
         related = (
             [Related(self.span(value.root.node), f"graph built here: {self.text(value.root.node)}", "built")]
             if value.root
             else []
         )
-        self.pending_acc[key] = Finding("GG301", message, self.span(stmt), tuple(related), tuple(fixes), "")
+        finding = Finding("GG301", message, self.span(stmt), tuple(related), tuple(fixes), "")
+        self.pending_acc[key] = finding
+        if dead:
+            self.findings.setdefault((finding.code, finding.span), finding)
 
     def exempt_taints(self, taints: frozenset[Taint]) -> None:
         for t in taints:
@@ -796,6 +901,17 @@ def _format(template: str, fields: dict[str, Any]) -> str:
         return template.format(**fields)
     except (KeyError, IndexError, ValueError):
         return template
+
+
+def _module_calls(val: Val, call: Site) -> int:
+    """How many calls of ``call``'s module made ``val``'s graph."""
+    return sum(1 for s in val.sites if s.module is call.module and s.call_args)
+
+
+def _left_loop(first: tuple[tuple[int, int], ...], later: tuple[tuple[int, int], ...]) -> bool:
+    """Did ``first`` run inside a loop that does not enclose ``later`` (one that has ended)?"""
+    later_loops = [loop_id for loop_id, _ in later]
+    return any(loop_id not in later_loops for loop_id, _ in first)
 
 
 def _differing_loop(a: tuple[tuple[int, int], ...], b: tuple[tuple[int, int], ...]) -> int | None:
@@ -887,3 +1003,45 @@ def _is_discarded_detach(stmt: ast.AST) -> bool:
         and isinstance(stmt.value.func, ast.Attribute)
         and stmt.value.func.attr == "detach"
     )
+
+
+def _has_unresolved_freeze(source: str) -> bool:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    param_vars: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.For, ast.comprehension)):
+            it = node.iter
+            if (
+                isinstance(it, ast.Call)
+                and isinstance(it.func, ast.Attribute)
+                and it.func.attr in ("parameters", "named_parameters")
+            ):
+                param_vars.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+    for node in ast.walk(tree):
+        target: ast.expr | None = None
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in node.targets
+        ):
+            target = next(t for t in node.targets if isinstance(t, ast.Attribute)).value
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "requires_grad_"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and node.args[0].value is False
+        ):
+            target = node.func.value
+            if not (isinstance(target, ast.Name) and target.id in param_vars):
+                continue  # `module.requires_grad_(False)` is followed as it runs
+        if target is None:
+            continue
+        if isinstance(target, ast.Name) and target.id in param_vars:
+            continue
+        if isinstance(target, ast.Attribute) and target.attr in ("weight", "bias"):
+            continue
+        return True
+    return False

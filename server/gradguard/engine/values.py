@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import itertools
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -30,6 +31,7 @@ class Ty(enum.Enum):
     PARAMS = "params"  # model.parameters() and friends
     LIST = "list"
     TUPLE = "tuple"
+    DICT = "dict"
     FUNC = "function"  # a function or class defined in the analysed file
     QUAL = "qualified"  # a reference to an imported API, e.g. torch.nn.Linear
     OTHER = "other"
@@ -102,6 +104,9 @@ class Site:
         return f"Site({type(self.node).__name__}@{getattr(self.node, 'lineno', '?')}, ipath={self.ipath})"
 
 
+_OBJ_IDS = itertools.count(1)
+
+
 class ModuleInst:
     """An nn.Module instance made in the analysed code."""
 
@@ -119,6 +124,7 @@ class ModuleInst:
         "seq_children",
         "params_obj",
         "attrs",
+        "key",
     )
 
     def __init__(self, cls_name: str, has_params: bool, user_class: Any = None, kind: str = "layer") -> None:
@@ -134,7 +140,10 @@ class ModuleInst:
         self.hazard: tuple[ast.AST, str] | None = None
         self.seq_children: list[ModuleInst] = []
         self.params_obj = object()  # identity of its parameter tensors
-        self.attrs: dict[str, Val] = {}  # attributes set by its __init__
+        self.attrs: dict[str, Val] = {}  # attributes set by its __init__ (structure only is trusted)
+        # Its attributes live in the state as heap cells named "<key>.<attr>", so they are
+        # flow-sensitive, joined and carried across loop iterations like local names.
+        self.key = f"@{next(_OBJ_IDS)}"
 
     def mark_trained(self) -> None:
         """Its parameters go to an optimizer: so do those of every sub-module."""
@@ -155,7 +164,7 @@ class ModuleInst:
 
 @dataclass(frozen=True, slots=True)
 class Taint:
-    kind: str  # "grad-no-graph" (GG202) or "accumulated" (GG301)
+    kind: str  # "grad-no-graph" (GG202), "accumulated" / "carried" (GG301)
     node: ast.AST
     key: object = None
 
@@ -168,15 +177,20 @@ class Val:
     root: Site | None = None
     obj: object = None  # identity of the tensor object, for in-place/version tracking
     shape: tuple[int, ...] | None = None
-    elts: tuple[Val, ...] | None = None
+    elts: tuple[Val, ...] | None = None  # exact elements of a tuple, list or dict (its values)
+    keys: tuple[object, ...] | None = None  # Ty.DICT: the constant keys of elts, in order
+    # A list of unknown length: what holds of every element (None: nothing known, or no element).
+    item: Val | None = None
     module: ModuleInst | None = None
     qual: str | None = None  # for Ty.QUAL: the qualified name; for Ty.FUNC: the function's name
-    info: Any = None  # Ty.FUNC: the ast node; Ty.OPTIMIZER: OptimizerInfo
+    # Ty.FUNC: the ast node; Ty.OPTIMIZER: OptimizerInfo; a parameter tensor: its ModuleInst
+    info: Any = None
     cause: tuple[str, ast.AST] | None = None  # why it has no grad_fn, and where
     taints: frozenset[Taint] = frozenset()
     via_data: bool = False  # obtained through .data
     is_none_literal: bool = False
     label: str | None = None  # the name it was last bound to (for the hover's chain)
+    truth: bool | None = None  # a Python bool (or int) whose truth value is known
 
     @property
     def requires_grad(self) -> bool:
@@ -202,6 +216,8 @@ _set = object.__setattr__
 _get = object.__getattribute__
 UNKNOWN = Val()
 NUMBER = Val(Grad.NONE, Ty.NUMBER)
+TRUE = Val(Grad.NONE, Ty.NUMBER, truth=True)
+FALSE = Val(Grad.NONE, Ty.NUMBER, truth=False)
 OTHER = Val(Grad.NONE, Ty.OTHER)
 NONE_VAL = Val(Grad.NONE, Ty.NONE_OBJ, is_none_literal=True)
 
@@ -221,8 +237,14 @@ def join(a: Val, b: Val) -> Val:
             return Val(Grad.UNKNOWN, Ty.TENSOR if a.is_tensor and b.is_tensor else Ty.UNKNOWN)
         return Val(Grad.UNKNOWN, a.ty if a.ty is b.ty else Ty.UNKNOWN)
     elts = None
-    if a.elts is not None and b.elts is not None and len(a.elts) == len(b.elts):
+    keys = None
+    item = None
+    if a.elts is not None and b.elts is not None and len(a.elts) == len(b.elts) and a.keys == b.keys:
         elts = tuple(join(x, y) for x, y in zip(a.elts, b.elts, strict=False))
+        keys = a.keys
+    elif a.ty is Ty.LIST:
+        ia, ib = elements(a), elements(b)
+        item = ia if ib is EMPTY else ib if ia is EMPTY else join(ia, ib) if ia and ib else None
     return Val(
         grad=a.grad,
         ty=a.ty,
@@ -231,6 +253,8 @@ def join(a: Val, b: Val) -> Val:
         obj=a.obj if a.obj is b.obj else None,
         shape=a.shape if a.shape == b.shape else None,
         elts=elts,
+        keys=keys,
+        item=item if item is not EMPTY else None,
         module=a.module if a.module is b.module else None,
         qual=a.qual if a.qual == b.qual else None,
         info=a.info if a.info is b.info else None,
@@ -239,6 +263,7 @@ def join(a: Val, b: Val) -> Val:
         via_data=a.via_data and b.via_data,
         is_none_literal=a.is_none_literal and b.is_none_literal,
         label=a.label if a.label == b.label else None,
+        truth=a.truth if a.truth is b.truth else None,
     )
 
 
@@ -248,3 +273,19 @@ def _join_taints(a: frozenset[Taint], b: frozenset[Taint]) -> frozenset[Taint]:
     if a == b:
         return a
     return frozenset(t for t in a | b if t.kind == "accumulated" or (t in a and t in b))
+
+
+# "No element at all": the join of an empty list's elements (bottom: join(EMPTY, v) is v).
+EMPTY = Val(Grad.NONE, Ty.OTHER, label="<empty>")
+
+
+def elements(val: Val) -> Val | None:
+    """What certainly holds of every element of a list or tuple: EMPTY for none, None if unknown."""
+    if val.elts is not None:
+        if not val.elts:
+            return EMPTY
+        out = val.elts[0]
+        for e in val.elts[1:]:
+            out = join(out, e)
+        return out
+    return val.item

@@ -50,8 +50,15 @@ RULE = Rule(
     summary="Accumulating a graph-bearing loss across iterations keeps every iteration's graph in memory.",
     message=(
         "`{acc}` accumulates `{value}`, which carries an autograd graph, so every iteration's graph "
-        "stays alive; accumulate `{value}.item()` instead"
+        "stays alive; accumulate `{suggest}` instead"
     ),
+    variants={
+        # A record (dict, tuple) holding graph tensors: no single expression to suggest.
+        "record": (
+            "`{acc}` keeps `{value}`, which holds tensors that carry autograd graphs, so every "
+            "iteration's graph stays alive; keep numbers (`.item()`) or detached tensors in it"
+        ),
+    },
     fixes={
         "use-item": (
             "Accumulate `.item()`",
