@@ -379,10 +379,7 @@ class Evaluator:
             item = elements(base)  # a slice of a list holds some of its elements
             return Val(Grad.NONE, base.ty, item=item if item is not EMPTY else None, taints=base.taints)
         if base.ty is Ty.LIST and not isinstance(node.slice, ast.Slice):
-            item = elements(base)
-            if item is None or item is EMPTY:
-                return UNKNOWN
-            return item.with_(taints=item.taints | base.taints) if base.taints else item
+            return self.one_element(base)
         if base.is_tensor:
             if base.requires_grad and self.mode() is GradMode.ON:
                 val = self.op_result(node, (base,), saves=False)
@@ -682,9 +679,9 @@ class Evaluator:
             return NUMBER
         if name in ("zip", "enumerate") and args and not node.keywords:
             if name == "enumerate":
-                parts: tuple[Val, ...] = (NUMBER, _element(args[0]))
+                parts: tuple[Val, ...] = (NUMBER, self.one_element(args[0]))
             else:
-                parts = tuple(_element(a) for a in args)
+                parts = tuple(self.one_element(a) for a in args)
             taints = frozenset().union(*(a.taints for a in args))
             return Val(Grad.NONE, Ty.LIST, item=Val(Grad.NONE, Ty.TUPLE, elts=parts), taints=taints)
         if name in (
@@ -944,6 +941,10 @@ class Evaluator:
         if value.taints:
             new = new.with_(taints=new.taints | value.taints)
         st.env[name] = new
+
+    def one_element(self, seq: Val) -> Val:
+        """One element of a sequence, for code that takes them one at a time (a loop, ``l[i]``)."""
+        return _element(seq, {id(f.node) for f in self.loops})
 
     def later_iteration(self) -> bool:
         """Is this an iteration after the first of some enclosing loop?"""
@@ -1735,12 +1736,30 @@ def _reduced_shape(node: ast.Call, shape: tuple[int, ...] | None, args: list[Val
     return (*shape[:dim], *shape[dim + 1 :])
 
 
-def _element(seq: Val) -> Val:
-    """An element of a sequence value (a list, a tuple, a module list), as far as it is known."""
+def _shared_part(val: Val, active: set[int], depth: int) -> Val:
+    """``val`` without the graph nodes made in loops that have ended (see ``_element``)."""
+    if val.sites:
+        keep = frozenset(x for x in val.sites if all(loop in active for loop, _ in x.ipath))
+        if keep != val.sites:
+            val = val.with_(sites=keep, root=val.root if val.root in keep else None)
+    if val.elts is not None and depth > 0:
+        val = val.with_(elts=tuple(_shared_part(e, active, depth - 1) for e in val.elts))
+    return val
+
+
+def _element(seq: Val, active: set[int]) -> Val:
+    """One element of a sequence value (a list, a tuple, a module list), as far as it is known.
+
+    An element summary of a list filled in a loop stands for many runtime values: the graph
+    nodes made inside that (finished) loop are a different node in each element, so one
+    element does not certainly hold them; nodes made before that loop are shared by all."""
     if seq.ty in (Ty.LIST, Ty.TUPLE):
         item = elements(seq)
-        if item is not None and item is not EMPTY:
-            return item.with_(taints=item.taints | seq.taints) if seq.taints else item
+        if item is None or item is EMPTY:
+            return UNKNOWN
+        if seq.elts is None:
+            item = _shared_part(item, active, 3)
+        return item.with_(taints=item.taints | seq.taints) if seq.taints else item
     if seq.ty is Ty.PARAMS and seq.elts:
         return seq.elts[0]
     if seq.module is not None and seq.module.seq_children:

@@ -48,6 +48,8 @@ class Interpreter(Evaluator):
         self.module_aliases: set[str] = set()
         self._self_instances: dict[str, Val] = {}
         self._backprop_funcs: set[str] | None = None
+        self._feeds: dict[tuple[int, str, int], bool] = {}
+        self._self_refs: dict[int, bool] = {}
 
     # -- entry point ---------------------------------------------------------------
 
@@ -219,7 +221,13 @@ class Interpreter(Evaluator):
 
     def s_Assign(self, node: ast.Assign) -> None:
         target = node.targets[0] if len(node.targets) == 1 else None
-        self_ref = isinstance(target, (ast.Name, ast.Attribute)) and _reads(node.value, target)
+        # Only a later iteration can fold a previous iteration's value in (check_running_update).
+        self_ref = (
+            bool(self.loops)
+            and isinstance(target, (ast.Name, ast.Attribute))
+            and self.later_iteration()
+            and self.self_ref(node)
+        )
         before = self.peek(target) if self_ref and target is not None else None
         val = self.expr(node.value)
         for t in node.targets:
@@ -549,10 +557,8 @@ class Interpreter(Evaluator):
         if it.ty is Ty.DICT:
             return OTHER  # its keys
         if it.ty in (Ty.LIST, Ty.TUPLE):
-            item = elements(it)
-            if item is not None and item is not EMPTY:
-                # What is built from the elements consumes the list (GG301 follows its taints).
-                return item.with_(taints=item.taints | it.taints) if it.taints else item
+            # What is built from the elements consumes the list (GG301 follows its taints).
+            return self.one_element(it)
         if it.module is not None and it.module.seq_children:
             # Iterating an nn.Sequential / ModuleList: any of its children.
             first = Val(Grad.NONE, Ty.MODULE, module=it.module.seq_children[0])
@@ -601,7 +607,8 @@ class Interpreter(Evaluator):
                     self.assign(target.value, new, stmt)
                 return
             if val.is_tensor:
-                text = self.pos.text(target)
+                chain = _chain(target)
+                text = ".".join(chain) if chain is not None else self.pos.text(target)
                 if val.root is not None and val.root.binding is None and not keep_binding:
                     val.root.binding = (text, target.lineno)
                 if val.label != text:
@@ -615,7 +622,8 @@ class Interpreter(Evaluator):
                 st.env[path] = val
                 if path[0] == "@":
                     self.rep.cell_writes[path] = stmt
-                    self.rep.cell_names[path] = self.pos.text(target)
+                    chain = _chain(target)
+                    self.rep.cell_names[path] = ".".join(chain) if chain else self.pos.text(target)
         elif isinstance(target, ast.Subscript):
             base = self.peek(target.value)
             self.expr(target.slice)
@@ -650,7 +658,7 @@ class Interpreter(Evaluator):
         frame = self.loops[-1]
         if name not in frame.starts.get(1, {}) or name in self.rebound_in(frame.node):
             return
-        if _feeds_computation(frame.node, name, stmt):
+        if self.feeds(frame.node, name, stmt):
             return  # a running state the loop computes with (coverage, a moving sum): consumed
         key = ("acc", id(stmt))
         self.rep.accumulate(stmt, name, value_node, value, key, self.dead_graph(value))
@@ -682,7 +690,7 @@ class Interpreter(Evaluator):
             return  # not the value the previous iteration left: a step within this iteration
         if not before.sites <= after.sites or not self.dead_graph(before):
             return
-        if isinstance(target, ast.Name) and _feeds_computation(frame.node, target.id, stmt):
+        if isinstance(target, ast.Name) and self.feeds(frame.node, target.id, stmt):
             return
         key = ("acc", id(stmt))
         # Pending: if the value is backpropagated later, that backward fails instead (GG104).
@@ -703,7 +711,7 @@ class Interpreter(Evaluator):
         ):
             return
         frame = self.loops[-1]
-        if name not in frame.starts.get(1, {}) or _feeds_computation(frame.node, name, stmt):
+        if name not in frame.starts.get(1, {}) or self.feeds(frame.node, name, stmt):
             return
         other = self.peek(value.right)
         if other.grad is Grad.GRAPH:
@@ -716,6 +724,20 @@ class Interpreter(Evaluator):
         if st is not None and name in st.env:
             cur = st.env[name]
             st.env[name] = cur.with_(taints=cur.taints | {Taint("accumulated", stmt, key)})
+
+    def self_ref(self, node: ast.Assign) -> bool:
+        """Does the assignment read its own (single) target: ``x = f(x, ...)``?"""
+        found = self._self_refs.get(id(node))
+        if found is None:
+            found = self._self_refs[id(node)] = _reads(node.value, node.targets[0])
+        return found
+
+    def feeds(self, loop: ast.AST, name: str, acc: ast.stmt) -> bool:
+        key = (id(loop), name, id(acc))  # the tree outlives the interpreter: ids are stable
+        found = self._feeds.get(key)
+        if found is None:
+            found = self._feeds[key] = _feeds_computation(loop, name, acc)
+        return found
 
     def rebound_in(self, loop: ast.AST) -> frozenset[str]:
         """Names a loop body rebinds with a plain assignment on every path (reset each iteration);
@@ -796,10 +818,21 @@ def _store_item(container: Val, key: ast.expr, val: Val) -> Val:
     return Val(Grad.NONE, Ty.LIST, item=joined, taints=taints)
 
 
+def _chain(node: ast.AST) -> tuple[str, ...] | None:
+    """``("self", "_value")`` for ``self._value``; None for anything but a name or attribute chain."""
+    if isinstance(node, ast.Name):
+        return (node.id,)
+    if isinstance(node, ast.Attribute):
+        base = _chain(node.value)
+        return None if base is None else (*base, node.attr)
+    return None
+
+
 def _reads(expr: ast.expr, target: ast.expr) -> bool:
     """Does ``expr`` read the name or attribute chain ``target``?"""
-    want = ast.dump(target).replace("Store()", "Load()")
-    return any(isinstance(n, type(target)) and ast.dump(n) == want for n in ast.walk(expr))
+    want = _chain(target)
+    kind = type(target)
+    return any(isinstance(n, kind) and _chain(n) == want for n in ast.walk(expr))
 
 
 def _reset_every_iteration(body: list[ast.stmt]) -> set[str]:
