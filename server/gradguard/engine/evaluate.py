@@ -644,6 +644,11 @@ class Evaluator:
                 return self.tensor_op(
                     name, node, args[0], args[1:], kwargs, node.args[1:], first_arg=node.args[0]
                 )
+            if name == "einsum" and len(args) >= 2:
+                # einsum(equation, *operands) or einsum(equation, [operands]).
+                operands = list(args[1].elts or ()) if len(args) == 2 and args[1].elts else args[1:]
+                if operands and all(a.is_tensor for a in operands):
+                    return self.tensor_op(name, node, operands[0], operands[1:], kwargs, (), first_arg=None)
             if name in ("cat", "stack", "concat", "hstack", "vstack") and args:
                 elts = args[0].elts
                 if elts:
@@ -1128,8 +1133,9 @@ class Evaluator:
         if path is not None:
             st.env[path] = val
 
-    def inplace(self, target: ast.expr, cur: Val, node: ast.AST) -> None:
-        """An in-place change of the tensor ``target`` (statement or call ``node``)."""
+    def inplace(self, target: ast.expr, cur: Val, node: ast.AST, operand: Val | None = None) -> None:
+        """An in-place change of the tensor ``target`` (statement or call ``node``); ``operand`` is
+        the value it is combined with (`h /= h.norm()`: the norm saved h before the change)."""
         st = self.st
         if st is None:
             return
@@ -1141,8 +1147,12 @@ class Evaluator:
             return
         stmt = self.stmt_stack[-1] if self.stmt_stack else None
         dirt = Dirt(node, "data" if cur.via_data else "inplace", target, stmt=stmt)
-        for site in self.saved_by(cur.obj):
-            st.dirty[site] = dirt
+        for site in self.saved_by(cur.obj, operand):
+            # The first change that bumps the version is the one backward trips on; a change
+            # through `.data` bumps nothing, so a later real one takes its place.
+            known = st.dirty.get(site)
+            if known is None or known.kind == "data" and dirt.kind != "data":
+                st.dirty[site] = dirt
 
     def torch_alias(self) -> str | None:
         """The name this file imports torch under, if any (fixes write `torch.no_grad()` with it)."""
@@ -1151,14 +1161,15 @@ class Evaluator:
                 return name
         return None
 
-    def saved_by(self, obj: object) -> list[Site]:
-        """Sites in the current state's graphs that saved the tensor ``obj``."""
+    def saved_by(self, obj: object, extra: Val | None = None) -> list[Site]:
+        """Sites in the current state's graphs (and in ``extra``) that saved the tensor ``obj``."""
         st = self.st
         if st is None:
             return []
         out: list[Site] = []
         seen: set[int] = set()
-        for val in st.env.values():
+        vals = list(st.env.values()) if extra is None else [*st.env.values(), extra]
+        for val in vals:
             for site in val.sites:
                 if id(site) not in seen:
                     seen.add(id(site))

@@ -246,7 +246,7 @@ class Interpreter(Evaluator):
         target = node.target
         cur = self.peek(target)
         if cur.is_tensor:
-            self.inplace(target, cur, node)
+            self.inplace(target, cur, node, value)
             # Under no_grad (or on a leaf) an in-place op keeps the tensor's grad status.
             if self.st is not None and self.st.mode is GradMode.ON and cur.grad is not Grad.LEAF:
                 new = self.binop_val(node.op, cur, value, node)
