@@ -683,6 +683,14 @@ class Evaluator:
         if name in ("len", "round", "abs") and not (args and args[0].is_tensor):
             return NUMBER
         if name in ("zip", "enumerate") and args and not node.keywords:
+            exact = [a.elts for a in args if a.ty in (Ty.LIST, Ty.TUPLE)]
+            if len(exact) == len(args) and all(e is not None for e in exact):
+                rows = list(zip(*exact, strict=False))
+                if name == "enumerate":
+                    rows = [(NUMBER, *row) for row in rows]
+                taints = frozenset().union(*(a.taints for a in args))
+                pairs = tuple(Val(Grad.NONE, Ty.TUPLE, elts=tuple(row)) for row in rows)
+                return Val(Grad.NONE, Ty.LIST, elts=pairs, taints=taints)
             if name == "enumerate":
                 parts: tuple[Val, ...] = (NUMBER, self.one_element(args[0]))
             else:
@@ -923,7 +931,7 @@ class Evaluator:
             # In a loop the count is unknown: keep only what holds of every element.
             item = elements(lst)
             new = lst.with_(elts=None, item=value if item is EMPTY else join(item, value) if item else None)
-        if _carries_graph(value) and self.loops:
+        if carries_graph(value) and self.loops:
             frame = self.loops[-1]
             stmt = self.stmt_stack[-1] if self.stmt_stack else None
             key = ("acc", id(stmt))
@@ -1700,11 +1708,11 @@ def acc_taints(stmt: ast.stmt, key: object) -> frozenset[Taint]:
     return frozenset({Taint("accumulated", stmt, key), Taint("carried", stmt, key)})
 
 
-def _carries_graph(val: Val, depth: int = 3) -> bool:
+def carries_graph(val: Val, depth: int = 3) -> bool:
     """A tensor with a graph, or a tuple/list/dict record holding one (`{"loss": loss, ...}`)."""
     if val.grad is Grad.GRAPH:
         return True
-    return depth > 0 and val.elts is not None and any(_carries_graph(e, depth - 1) for e in val.elts)
+    return depth > 0 and val.elts is not None and any(carries_graph(e, depth - 1) for e in val.elts)
 
 
 def _best_cause(vals: tuple[Val, ...] | list[Val]) -> tuple[str, ast.AST] | None:

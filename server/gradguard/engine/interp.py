@@ -15,7 +15,7 @@ from typing import Any
 
 from . import torchapi as api
 from .classes import ClassInfo, is_module_base, record_fields
-from .evaluate import Evaluator, Frame, acc_taints
+from .evaluate import Evaluator, Frame, acc_taints, carries_graph
 from .report import Reporter
 from .state import LoopFrame, State, join_states
 from .values import (
@@ -36,6 +36,7 @@ from .values import (
 
 _STMT_DISPATCH: dict[type, Any] = {}
 MAX_UNROLL_DEPTH = 4
+MAX_EXACT_ITERATIONS = 8  # a loop over a known sequence runs once per element up to this length
 _TRAINING_LOOP = re.compile(r"\.backward\(")
 _BACKPROP = re.compile(r"backward|autograd")
 
@@ -489,6 +490,20 @@ class Interpreter(Evaluator):
             if node.orelse:
                 self.block(node.orelse)
             return
+        exact = iter_val.elts if iter_val.ty in (Ty.LIST, Ty.TUPLE) else None
+        if (
+            exact is not None
+            and 2 <= len(exact) <= MAX_EXACT_ITERATIONS
+            and any(carries_graph(e) for e in exact)
+        ):
+            # Over a known sequence (a dict's items, a tuple of losses): iteration k binds element k,
+            # so distinct losses are backpropagated one after the other as the program does.
+            def head() -> None:
+                k = self.loops[-1].iteration
+                self.assign(node.target, exact[k - 1] if self.loops[-1].exact else elem, node)
+
+            self.loop(node, head, max_iterations=len(exact), exact=True)
+            return
         self.loop(node, lambda: self.assign(node.target, elem, node), max_iterations=trips or 2)
 
     s_AsyncFor = s_For
@@ -496,7 +511,13 @@ class Interpreter(Evaluator):
     def s_While(self, node: ast.While) -> None:
         self.loop(node, lambda: self.expr(node.test))
 
-    def loop(self, node: ast.For | ast.While | ast.AsyncFor, head: object, max_iterations: int = 2) -> None:
+    def loop(
+        self,
+        node: ast.For | ast.While | ast.AsyncFor,
+        head: object,
+        max_iterations: int = 2,
+        exact: bool = False,
+    ) -> None:
         frame = LoopFrame(node)
         self.loops.append(frame)
         # The second iteration meets what the first freed. An inner loop needs it only while every
@@ -506,7 +527,9 @@ class Interpreter(Evaluator):
             and all(f.iteration == 1 for f in self.loops[:-1])
             and self.may_backpropagate(node)
         )
-        iterations = min(max_iterations, 2 if second else 1)
+        # Over a known sequence every element gets its iteration; else at most two iterations.
+        frame.exact = exact and second
+        iterations = max_iterations if frame.exact else min(max_iterations, 2 if second else 1)
         ends: list[State | None] = []
         try:
             for it in range(1, iterations + 1):

@@ -227,6 +227,11 @@ class Reporter:
             if not virtual:
                 self.same_pass_reuse(run, site, first, chain, built, freed)
             return
+        if loop.exact and not virtual and not site_in_loop and run.val.root is not first.val.root:
+            # A loop over a known list of losses (`for loss in losses.values(): loss.backward()`):
+            # each iteration backpropagates another loss through the shared forward.
+            self.same_pass_reuse(run, site, first, chain, built, freed)
+            return
         if not site_in_loop:
             code = "GG103"
         else:
@@ -336,6 +341,7 @@ class Reporter:
             related,
             fixes,
             chain,
+            variant="loop" if loss == other and run.call is first.call else None,
         )
 
     def retain_fix(self, code: str, first: BackwardRun) -> FixRef:

@@ -93,6 +93,7 @@ def join_states(states: list[State | None]) -> State | None:
 class LoopFrame:
     node: ast.For | ast.While | ast.AsyncFor
     iteration: int = 1
+    exact: bool = False  # one iteration per element of a known sequence
     starts: dict[int, dict[str, Val]] = field(default_factory=dict)
     breaks: list[State] = field(default_factory=list)
     continues: list[State] = field(default_factory=list)

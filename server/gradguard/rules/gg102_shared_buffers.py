@@ -62,6 +62,13 @@ RULE = Rule(
         "`{loss}` and `{other}` share `{shared}` (line {shared_line}); the backward of `{other}` "
         "on line {first_line} freed its buffers, so this backward fails"
     ),
+    variants={
+        # One name for every loss of a loop (`for loss in losses.values(): loss.backward()`).
+        "loop": (
+            "each `{loss}` of this loop shares `{shared}` (line {shared_line}); the backward on line "
+            "{first_line} for an earlier one freed its buffers, so this backward fails"
+        ),
+    },
     fixes={
         "sum-losses": (
             "Backpropagate the sum of the losses once",
