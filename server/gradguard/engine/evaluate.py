@@ -202,13 +202,7 @@ class Evaluator:
         return UNKNOWN
 
     def e_Constant(self, node: ast.Constant) -> Val:
-        if node.value is None:
-            return NONE_VAL
-        if isinstance(node.value, bool):
-            return TRUE if node.value else FALSE
-        if isinstance(node.value, (int, float)):
-            return NUMBER
-        return OTHER
+        return _constant(node)
 
     def e_Name(self, node: ast.Name) -> Val:
         return self.lookup(node.id)
@@ -1814,17 +1808,19 @@ def _target_names(target: ast.expr) -> list[str]:
     return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
 
 
+def _constant(node: ast.Constant) -> Val:
+    if node.value is None:
+        return NONE_VAL
+    if isinstance(node.value, bool):
+        return TRUE if node.value else FALSE
+    if isinstance(node.value, (int, float)):
+        return NUMBER
+    return OTHER
+
+
 def _default(node: ast.expr) -> Val:
     """A parameter's default value, when it is a literal (``None``, a number)."""
-    if isinstance(node, ast.Constant):
-        if node.value is None:
-            return NONE_VAL
-        if isinstance(node.value, bool):
-            return TRUE if node.value else FALSE
-        if isinstance(node.value, (int, float)):
-            return NUMBER
-        return OTHER
-    return UNKNOWN
+    return _constant(node) if isinstance(node, ast.Constant) else UNKNOWN
 
 
 def _add_site(val: Val, marker: Site) -> Val:

@@ -16,7 +16,7 @@ from typing import Any
 from . import torchapi as api
 from .classes import ClassInfo, is_module_base, record_fields
 from .evaluate import Evaluator, Frame, acc_taints, carries_graph
-from .report import Reporter
+from .report import Reporter, name_loads
 from .state import LoopFrame, State, join_states
 from .values import (
     EMPTY,
@@ -799,14 +799,8 @@ def _feeds_computation(loop: ast.AST, name: str, acc: ast.stmt) -> bool:
                 )
                 if called in _REPORTING or called in ("item", "detach", "cpu", "tolist", "numpy"):
                     skip.update(id(n) for n in ast.walk(node))
-        for node in ast.walk(stmt):
-            if (
-                isinstance(node, ast.Name)
-                and node.id == name
-                and isinstance(node.ctx, ast.Load)
-                and id(node) not in skip
-            ):
-                return True
+        if next(name_loads(stmt, name, skip), None) is not None:
+            return True
     return False
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -935,6 +936,14 @@ def _reaches(val: Val, site: Site) -> bool:
     return bool(val.elts) and any(_reaches(e, site) for e in val.elts or ())
 
 
+def name_loads(stmt: ast.AST, name: str, skip: set[int]) -> Iterator[ast.Name]:
+    """The reads of ``name`` in ``stmt``, but for the nodes in ``skip``."""
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            if id(node) not in skip:
+                yield node
+
+
 def _first_read(loop: ast.AST, name: str) -> ast.Name | None:
     """The first read of ``name`` in the loop body that can carry its graph somewhere."""
     best: ast.Name | None = None
@@ -945,15 +954,9 @@ def _first_read(loop: ast.AST, name: str) -> ast.Name | None:
                 skip.update(id(m) for m in ast.walk(n))
             elif isinstance(n, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in n.ops):
                 skip.add(id(n.left))  # nor does `h is None`
-        for node in ast.walk(stmt):
-            if (
-                isinstance(node, ast.Name)
-                and node.id == name
-                and isinstance(node.ctx, ast.Load)
-                and id(node) not in skip
-            ):
-                if best is None or (node.lineno, node.col_offset) < (best.lineno, best.col_offset):
-                    best = node
+        for node in name_loads(stmt, name, skip):
+            if best is None or (node.lineno, node.col_offset) < (best.lineno, best.col_offset):
+                best = node
         if best is not None:
             return best
     return best
