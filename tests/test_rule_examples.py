@@ -182,7 +182,11 @@ DOCUMENTED_FIELDS: dict[str, dict[str, set[str]]] = {
     "GG110": {"": {"name"}},
     "GG111": {"": {"optimizer", "first_line", "second_line"}},
     "GG112": {"": {"name"}},
-    "GG201": {"": {"optimizer"}, "misplaced": {"optimizer", "backward_line", "step_line"}},
+    "GG201": {
+        "": {"optimizer"},
+        "flow": {"optimizer"},
+        "misplaced": {"optimizer", "backward_line", "step_line"},
+    },
     "GG202": {"": {"name", "loss"}},
     "GG203": {"": {"name", "saved_by", "saved_line"}},
     "GG301": {"": {"acc", "value", "suggest"}, "record": {"acc", "value"}},

@@ -70,6 +70,7 @@ class Evaluator:
         self.grad_inputs: frozenset[object] = frozenset()
         self.module_env: dict[str, Val] | None = None
         self._generators: dict[int, bool] = {}
+        self.optimizers: list[OptimizerInfo] = []
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -570,10 +571,15 @@ class Evaluator:
         return UNKNOWN
 
     def escape(self, args: list[Val], kwargs: dict[str, Val]) -> None:
-        """Values handed to code we cannot see may be backpropagated there."""
+        """Values handed to code we cannot see may be backpropagated there (and an optimizer or a
+        model handed there may have its gradients cleared)."""
         for v in list(args) + list(kwargs.values()):
             if v.taints:
                 self.rep.exempt_taints(v.taints)
+            if v.ty is Ty.OPTIMIZER and isinstance(v.info, OptimizerInfo):
+                self.set_grads(v.info, None)
+            elif v.module is not None and v.ty in (Ty.MODULE, Ty.PARAMS):
+                self.forget_grads(v.module.all_params_objs())
             if v.elts:
                 self.escape(list(v.elts), {})
 
@@ -605,6 +611,8 @@ class Evaluator:
             return OTHER
         if top == "math" and name not in ("inf", "nan", "pi", "e", "tau"):
             return NUMBER
+        if qual.startswith("torch.nn.utils.clip_grad"):
+            return OTHER  # scales gradients, clears nothing (and backpropagates nothing)
         if qual.startswith("torch.distributions.") and name[:1].isupper():
             # A distribution object: its parameters' graphs flow into log_prob/entropy/rsample.
             params = tuple(a for a in (*args, *kwargs.values()) if a.is_tensor)
@@ -826,7 +834,43 @@ class Evaluator:
         for m in info.modules:
             m.mark_trained()
             info.objs |= m.all_params_objs()
+        self.optimizers.append(info)
+        self.set_grads(info, frozenset())  # a new optimizer's parameters start with no gradient
         return Val(Grad.NONE, Ty.OPTIMIZER, info=info)
+
+    # -- what `.grad` holds (GG201): which backward passes added to it since it was cleared ---------
+
+    # The state of an optimizer's `.grad`: "new" (a backward added to it since the last step) and
+    # "applied" (a step has used what it holds since it was last cleared). No cell: not known.
+    def set_grads(self, info: OptimizerInfo, flags: frozenset[str] | None) -> None:
+        if self.st is None:
+            return
+        if flags is None:
+            self.st.env.pop(info.grads_key, None)
+        else:
+            self.st.env[info.grads_key] = Val(Grad.NONE, Ty.OTHER, info=flags)
+
+    def grads(self, info: OptimizerInfo) -> frozenset[str] | None:
+        cell = self.st.env.get(info.grads_key) if self.st is not None else None
+        return cell.info if cell is not None and isinstance(cell.info, frozenset) else None
+
+    def forget_grads(self, objs: set[object] | None = None) -> None:
+        """Gradients may have been cleared or changed by code we do not follow."""
+        for info in self.optimizers:
+            if objs is None or info.objs & objs:
+                self.set_grads(info, None)
+
+    def grads_added(self, val: Val) -> None:
+        """A backward adds into the `.grad` of every parameter its graph reaches."""
+        reached: set[object] = set()
+        for site in val.sites:
+            if site.module is not None:
+                reached |= site.module.all_params_objs()
+            reached.update(v.obj for v in site.inputs if v.grad is Grad.LEAF and v.obj is not None)
+        for info in self.optimizers:
+            flags = self.grads(info)
+            if flags is not None and info.objs & reached and "new" not in flags:
+                self.set_grads(info, flags | {"new"})
 
     # -- tensor ops and methods ------------------------------------------------------
 
@@ -835,6 +879,8 @@ class Evaluator:
     ) -> Val:
         func = node.func
         assert isinstance(func, ast.Attribute)
+        if isinstance(func.value, ast.Attribute) and func.value.attr == "grad":
+            self.forget_grads()  # `p.grad.zero_()` and friends: cleared by hand
         user = recv.module.user_class if recv.module is not None else None
         if user is not None and name in user.methods and (recv.ty is Ty.OTHER or name in _OVERRIDES):
             # A method of a class of this file, even one named like torch's (`scaler.backward(loss)`).
@@ -1215,6 +1261,11 @@ class Evaluator:
                 self.set_requires_grad(inst, value if isinstance(value, bool) else None)
             return recv
         if name == "zero_grad":
+            params = inst.all_params_objs()
+            for info in self.optimizers:
+                if info.objs & params:
+                    # All of the optimizer's parameters are cleared, or only some: then not known.
+                    self.set_grads(info, frozenset() if info.objs <= params else None)
             return NONE_VAL
         if name == "forward":
             return self.module_call(inst, node, args, kwargs)
@@ -1227,6 +1278,19 @@ class Evaluator:
 
     def optimizer_method(self, recv: Val, name: str, node: ast.Call) -> Val:
         info = recv.info
+        if name == "zero_grad" and isinstance(info, OptimizerInfo):
+            self.set_grads(info, frozenset())
+            return NONE_VAL
+        if name == "step" and isinstance(info, OptimizerInfo) and (node.args or node.keywords):
+            self.set_grads(info, None)  # a closure runs its own backward passes
+        if name == "step" and isinstance(info, OptimizerInfo):
+            flags = self.grads(info)
+            if flags is not None and {"new", "applied"} <= flags:
+                # New gradients were added to ones an earlier step already applied: nothing
+                # cleared `.grad` in between, so this step applies their running sum.
+                self.rep.grads_never_cleared(node)
+            if flags is not None:
+                self.set_grads(info, frozenset({"applied"}))
         if name == "step" and isinstance(info, OptimizerInfo) and self.st is not None:
             # The step changes every parameter in place: graphs that saved them are stale.
             stmt = self.stmt_stack[-1] if self.stmt_stack else node
@@ -1671,6 +1735,8 @@ class Evaluator:
         for taint in val.taints:
             if taint.kind == "grad-no-graph":
                 self.rep.penalty(run, taint)
+        if kind == "backward":
+            self.grads_added(val)
         # Free what this pass traversed.
         if kind == "grad":
             # autograd.grad runs only the nodes between the outputs and the inputs.

@@ -618,6 +618,8 @@ class Interpreter(Evaluator):
                     self.assign(sub.value if isinstance(sub, ast.Starred) else sub, UNKNOWN, stmt)
         elif isinstance(target, ast.Attribute):
             path = self.path_of(target)
+            if target.attr == "grad":
+                self.forget_grads()  # `p.grad = None`: cleared by hand
             if target.attr == "requires_grad":
                 base = self.peek(target.value)
                 flag = target_const(stmt)

@@ -73,6 +73,7 @@ class Reporter:
         self.cell_names: dict[str, str] = {}  # heap cell -> how the code names it (`self.hidden`)
         self.cell_reads: dict[str, list[Val]] = {}  # heap cell -> the values read from it in loops
         self.raised = False  # a finding of an error torch raises was just made (the path ends)
+        self.pending_steps: dict[Span, ast.Call] = {}  # GG201 found through `.grad` (see finish)
 
     @property
     def unresolved_freezes(self) -> bool:
@@ -191,6 +192,10 @@ class Reporter:
         return sorted(self.findings.values(), key=lambda f: (f.span, f.code))
 
     def finish(self) -> None:
+        for span, step in self.pending_steps.items():
+            if ("GG201", span) not in self.findings:
+                optimizer = step.func.value if isinstance(step.func, ast.Attribute) else step.func
+                self.add("GG201", step, {"optimizer": self.text(optimizer)}, [], [], variant="flow")
         # What only the interpreter needed: drop it (an Analysis keeps the reporter for hovers).
         self.cell_reads.clear()
         self.cell_writes.clear()
@@ -887,6 +892,11 @@ class Reporter:
         self.pending_acc[key] = finding
         if dead:
             self.findings.setdefault((finding.code, finding.span), finding)
+
+    def grads_never_cleared(self, step: ast.Call) -> None:
+        """GG201 found by following `.grad` through the program (helpers and methods included).
+        Reported at the end, unless the loop check found the same step (its finding has a fix)."""
+        self.pending_steps.setdefault(self.span(step), step)
 
     def exempt_taints(self, taints: frozenset[Taint]) -> None:
         for t in taints:

@@ -226,6 +226,8 @@ NONE_VAL = Val(Grad.NONE, Ty.NONE_OBJ, is_none_literal=True)
 class OptimizerInfo:
     modules: list[ModuleInst] = field(default_factory=list)
     objs: set[object] = field(default_factory=set)  # parameter identities it steps
+    # The state cell of its parameters' `.grad` (see Evaluator.set_grads).
+    grads_key: str = field(default_factory=lambda: f"@grads{next(_OBJ_IDS)}")
 
 
 def join(a: Val, b: Val) -> Val:

@@ -1,7 +1,12 @@
 """## What it does
 Finds a training loop that calls `loss.backward()` and `optimizer.step()` but
 never clears the gradients (`optimizer.zero_grad()` or `model.zero_grad()`),
-and a loop that clears them between `backward()` and `step()`.
+and a loop that clears them between `backward()` and `step()`. It also follows
+`.grad` through calls: a `step()` (in a method or helper too) that applies
+gradients an earlier step already applied, because nothing cleared them between
+that step and the next `backward()`, is reported on that step. That finding has
+no automatic fix: where to clear depends on whether gradients are meant to
+accumulate over several backward passes before a step.
 
 ## Why is this bad
 `backward()` adds into `.grad`; it never overwrites. Nothing raises, but:
@@ -71,6 +76,12 @@ RULE = Rule(
         ),
     },
     variants={
+        # Found by following `.grad` through calls (the step and backward may sit in methods).
+        "flow": (
+            "`{optimizer}.step()` applies gradients that an earlier step already applied: nothing clears "
+            "`.grad` (`zero_grad()`) between that step and the next backward, so the stale gradients are "
+            "added to the new ones"
+        ),
         "misplaced": (
             "`{optimizer}.zero_grad()` runs after the backward on line {backward_line} and before the step "
             "on line {step_line}: it discards the fresh gradients, so the step changes nothing"
