@@ -862,10 +862,13 @@ class Evaluator:
 
     def grads_added(self, val: Val) -> None:
         """A backward adds into the `.grad` of every parameter its graph reaches."""
+        if not self.optimizers:
+            return
+        # A module's own parameters (its sub-modules make sites of their own).
         reached: set[object] = set()
         for site in val.sites:
             if site.module is not None:
-                reached |= site.module.all_params_objs()
+                reached.add(site.module.params_obj)
             reached.update(v.obj for v in site.inputs if v.grad is Grad.LEAF and v.obj is not None)
         for info in self.optimizers:
             flags = self.grads(info)
