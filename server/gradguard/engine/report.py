@@ -74,6 +74,23 @@ class Reporter:
         self.cell_reads: dict[str, list[Val]] = {}  # heap cell -> the values read from it in loops
         self.raised = False  # a finding of an error torch raises was just made (the path ends)
         self.pending_steps: dict[Span, ast.Call] = {}  # GG201 found through `.grad` (see finish)
+        # Syntax facts of loops, asked once each; only during the analysis, while the tree is alive.
+        self._first_reads: dict[tuple[int, str], ast.Name | None] = {}
+        self._read_first: dict[tuple[int, str], bool] = {}
+
+    def first_read(self, loop: ast.AST, name: str) -> ast.Name | None:
+        """``_first_read``, once per loop and name (every reuse in a loop asks again)."""
+        key = (id(loop), name)
+        if key not in self._first_reads:
+            self._first_reads[key] = _first_read(loop, name)
+        return self._first_reads[key]
+
+    def read_before_write(self, loop: ast.AST, name: str) -> bool:
+        key = (id(loop), name)
+        found = self._read_first.get(key)
+        if found is None:
+            found = self._read_first[key] = _read_before_write(loop, name)
+        return found
 
     @property
     def unresolved_freezes(self) -> bool:
@@ -392,7 +409,7 @@ class Reporter:
         freed: Related,
     ) -> None:
         name, bind_line = self.stale_name(site, loop)
-        read = _first_read(loop.node, name)
+        read = self.first_read(loop.node, name)
         anchor: ast.AST = read if read is not None else run.call
         move = self.move_parts(run, loop)
         fixes = [self.fix("GG103", "move-into-loop", "move-into-loop", **move)] if move else []
@@ -416,7 +433,7 @@ class Reporter:
         for name, val in loop.starts.get(1, {}).items():
             if "." in name or not _reaches(val, site):
                 continue
-            read = _first_read(loop.node, name)
+            read = self.first_read(loop.node, name)
             if read is None:
                 continue
             line = val.root.binding[1] if val.root is not None and val.root.binding else site.node.lineno  # type: ignore[attr-defined]
@@ -478,8 +495,8 @@ class Reporter:
         for name, val in loop.starts.get(2, {}).items():
             if not _reaches(val, site):
                 continue
-            read = _first_read(loop.node, name)
-            if read is not None and _read_before_write(loop.node, name):
+            read = self.first_read(loop.node, name)
+            if read is not None and self.read_before_write(loop.node, name):
                 found.append(((read.lineno, read.col_offset), name))
         return [name for _, name in sorted(found)]
 
@@ -528,7 +545,7 @@ class Reporter:
             self.carried_cell(run, site, loop, chain, built, freed)
             return
         carried = names[0]
-        read = _first_read(loop.node, carried)
+        read = self.first_read(loop.node, carried)
         text = self.detach_all(names, loop)
         fixes = (
             [self.fix("GG104", "detach-carried", "insert-loop-top", loop=self.span(loop.node), text=text)]
