@@ -168,13 +168,8 @@ class Evaluator:
         if isinstance(node, ast.Attribute):
             return self.attribute(node, self.peek(node.value))
         if isinstance(node, ast.Subscript):
-            base = self.peek(node.value)
-            if base.ty is Ty.DICT:
-                return _dict_get(base, node.slice)
-            if base.elts is not None and isinstance(node.slice, ast.Constant):
-                i = node.slice.value
-                if isinstance(i, int) and -len(base.elts) <= i < len(base.elts):
-                    return base.elts[i]
+            item = _item_at(self.peek(node.value), node.slice)
+            return item if item is not None else UNKNOWN
         return UNKNOWN
 
     def mode(self) -> GradMode:
@@ -359,17 +354,9 @@ class Evaluator:
             if isinstance(i, int) and not isinstance(i, bool) and -len(children) <= i < len(children):
                 return Val(Grad.NONE, Ty.MODULE, module=children[i])
             return UNKNOWN
-        if base.ty is Ty.DICT:
-            return _dict_get(base, node.slice)
-        if (
-            base.elts is not None
-            and isinstance(node.slice, ast.Constant)
-            and isinstance(node.slice.value, int)
-        ):
-            i = node.slice.value
-            if -len(base.elts) <= i < len(base.elts):
-                return base.elts[i]
-            return UNKNOWN
+        item = _item_at(base, node.slice)
+        if item is not None:
+            return item
         if base.ty in (Ty.LIST, Ty.TUPLE) and isinstance(node.slice, ast.Slice):
             item = elements(base)  # a slice of a list holds some of its elements
             return Val(Grad.NONE, base.ty, item=item if item is not EMPTY else None, taints=base.taints)
@@ -1849,6 +1836,17 @@ def _element(seq: Val, active: set[int]) -> Val:
         if all(c is children[0] for c in children):
             return Val(Grad.NONE, Ty.MODULE, module=children[0])
     return UNKNOWN
+
+
+def _item_at(base: Val, key: ast.expr) -> Val | None:
+    """``base[key]`` for a dict with known keys, or known elements at a constant index (UNKNOWN
+    when that key or index is not there); None when the value is neither."""
+    if base.ty is Ty.DICT:
+        return _dict_get(base, key)
+    if base.elts is not None and isinstance(key, ast.Constant) and isinstance(key.value, int):
+        i = key.value
+        return base.elts[i] if -len(base.elts) <= i < len(base.elts) else UNKNOWN
+    return None
 
 
 def _dict_get(d: Val, key: ast.expr) -> Val:

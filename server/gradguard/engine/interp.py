@@ -631,9 +631,11 @@ class Interpreter(Evaluator):
                     )
                     self.assign(target.value, new, stmt)
                 return
+            # How the code names it (a heap cell always has a name chain: `self.hidden`).
+            chain = _chain(target)
+            text = ".".join(chain) if chain is not None else ""
             if val.is_tensor:
-                chain = _chain(target)
-                text = ".".join(chain) if chain is not None else self.pos.text(target)
+                text = text or self.pos.text(target)
                 if val.root is not None and val.root.binding is None and not keep_binding:
                     val.root.binding = (text, target.lineno)
                 if val.label != text:
@@ -647,8 +649,7 @@ class Interpreter(Evaluator):
                 st.env[path] = val
                 if path[0] == "@":
                     self.rep.cell_writes[path] = stmt
-                    chain = _chain(target)
-                    self.rep.cell_names[path] = ".".join(chain) if chain else self.pos.text(target)
+                    self.rep.cell_names[path] = text
         elif isinstance(target, ast.Subscript):
             base = self.peek(target.value)
             self.expr(target.slice)
@@ -699,9 +700,8 @@ class Interpreter(Evaluator):
         carried = cur.taints | holder.taints
         if self.later_iteration() and any(t.kind == "carried" and t.key == key for t in carried):
             self.rep.accumulate(stmt, self.pos.text(target), stmt.value, value, key, self.dead_graph(value))
-        new = self.peek(target)
-        if new.grad is Grad.GRAPH:
-            self.assign(target, new.with_(taints=new.taints | acc_taints(stmt, key)), stmt, True)
+        if self.peek(target).grad is Grad.GRAPH:
+            self.add_taints(target, acc_taints(stmt, key), stmt)
 
     def check_running_update(self, stmt: ast.Assign, target: ast.expr, before: Val, after: Val) -> None:
         """``avg = 0.9 * avg + 0.1 * loss`` (also on ``self._value``): a running value built on its
@@ -720,8 +720,12 @@ class Interpreter(Evaluator):
         key = ("acc", id(stmt))
         # Pending: if the value is backpropagated later, that backward fails instead (GG104).
         self.rep.accumulate(stmt, self.pos.text(target), stmt.value, after, key)
-        new = self.peek(target)
-        self.assign(target, new.with_(taints=new.taints | {Taint("accumulated", stmt, key)}), stmt, True)
+        self.add_taints(target, frozenset({Taint("accumulated", stmt, key)}), stmt)
+
+    def add_taints(self, target: ast.expr, taints: frozenset[Taint], stmt: ast.stmt) -> None:
+        """Mark the value now held by ``target`` (an attribute or an item)."""
+        val = self.peek(target)
+        self.assign(target, val.with_(taints=val.taints | taints), stmt, keep_binding=True)
 
     def check_accumulate_rebind(self, stmt: ast.Assign, name: str, value: ast.expr) -> None:
         # `total = total + loss` is the same accumulation as `total += loss`.
@@ -860,32 +864,13 @@ def _reset_every_iteration(body: list[ast.stmt]) -> set[str]:
         if isinstance(stmt, ast.Assign):
             for t in stmt.targets:
                 for n in ast.walk(t):
-                    if (
-                        isinstance(n, ast.Name)
-                        and isinstance(n.ctx, ast.Store)
-                        and not _is_self_ref(stmt, n.id)
-                    ):
-                        names.add(n.id)
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and not _reads(stmt.value, n):
+                        names.add(n.id)  # `x = x + v` updates x, it does not reset it
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             names |= _reset_every_iteration(stmt.body)
         elif isinstance(stmt, ast.If) and stmt.orelse:
             names |= _reset_every_iteration(stmt.body) & _reset_every_iteration(stmt.orelse)
     return names
-
-
-def _is_self_ref(node: ast.Assign, name: str) -> bool:
-    """``x = x + v`` / ``x = a * x + b * v``: an update of x, not a reset."""
-    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.value))
-
-
-def _is_self_add(node: ast.Assign, name: str) -> bool:
-    v = node.value
-    return (
-        isinstance(v, ast.BinOp)
-        and isinstance(v.op, ast.Add)
-        and isinstance(v.left, ast.Name)
-        and v.left.id == name
-    )
 
 
 def target_const(stmt: ast.stmt) -> bool | None:

@@ -223,6 +223,9 @@ class Reporter:
     def backward_related(self, run: BackwardRun, message: str, role: str) -> Related:
         return Related(self.span(run.call), message, role)
 
+    def next_iteration_fails(self, run: BackwardRun) -> Related:
+        return self.backward_related(run, "backward of the next iteration fails here", "reused")
+
     # -- GG101–GG105, GG302: a backward meets buffers an earlier backward freed ------
 
     def reuse(
@@ -416,7 +419,7 @@ class Reporter:
         related = [
             built,
             freed,
-            self.backward_related(run, "backward of the next iteration fails here", "reused"),
+            self.next_iteration_fails(run),
         ]
         self.add(
             "GG103",
@@ -555,7 +558,7 @@ class Reporter:
         related = [
             built,
             freed,
-            self.backward_related(run, "backward of the next iteration fails here", "reused"),
+            self.next_iteration_fails(run),
         ]
         self.add(
             "GG104",
@@ -585,7 +588,7 @@ class Reporter:
             if stmt is None:
                 continue
             name = self.cell_names.get(key) or whole.label or val.label or key.split(".", 1)[1]
-            reused = self.backward_related(run, "backward of the next iteration fails here", "reused")
+            reused = self.next_iteration_fails(run)
             self.add(
                 "GG104",
                 stmt,
