@@ -900,6 +900,9 @@ class Evaluator:
                 return NONE_VAL
             if name == "append" and path is not None and node.args:
                 self.list_append(path, recv, value, node)
+            elif name == "extend" and path is not None and value.elts is not None and self.st is not None:
+                for elt in value.elts:  # as many appends, in order
+                    self.list_append(path, self.st.env.get(path, recv), elt, node)
             elif path is not None and self.st is not None:
                 self.st.env[path] = Val(Grad.NONE, Ty.LIST, taints=recv.taints | value.taints)
             return NONE_VAL
@@ -955,10 +958,11 @@ class Evaluator:
         st = self.st
         if st is None:
             return
-        if lst.elts is not None and not self.loops:
+        if lst.elts is not None:
+            # Exact in this iteration too: a loop that is not followed over each of its
+            # iterations summarises its lists when it ends (Interpreter.loop).
             new = lst.with_(elts=(*lst.elts, value), item=None)
         else:
-            # In a loop the count is unknown: keep only what holds of every element.
             item = elements(lst)
             new = lst.with_(elts=None, item=value if item is EMPTY else join(item, value) if item else None)
         if carries_graph(value) and self.loops:

@@ -548,6 +548,8 @@ class Interpreter(Evaluator):
         if frame.starts and self.rep.mentions(node, _TRAINING_LOOP):
             self.rep.training_loop(node, frame.starts[1], self)
         self.st = join_states([*ends, *frame.breaks])
+        if self.st is not None and not frame.exact:
+            _summarise_grown_lists(frame.starts.get(1, {}), self.st)
         if node.orelse and self.st is not None:
             self.block(node.orelse)
 
@@ -856,6 +858,23 @@ def _reads(expr: ast.expr, target: ast.expr) -> bool:
     want = _chain(target)
     kind = type(target)
     return any(isinstance(n, kind) and _chain(n) == want for n in ast.walk(expr))
+
+
+def _summarise_grown_lists(start: dict[str, Val], st: State) -> None:
+    """A list the loop appended to holds an unknown number of elements after it (the loop was
+    followed over one or two iterations): keep only what holds of every element."""
+    for key, val in list(st.env.items()):
+        before = start.get(key)
+        if (
+            val.ty is Ty.LIST
+            and val.elts is not None
+            and before is not None
+            and before.ty is Ty.LIST
+            and before.elts is not None
+            and len(before.elts) != len(val.elts)
+        ):
+            item = elements(val)
+            st.env[key] = val.with_(elts=None, item=item if item is not EMPTY else None)
 
 
 def _reset_every_iteration(body: list[ast.stmt]) -> set[str]:
