@@ -604,6 +604,8 @@ class Evaluator:
             # A distribution object: its parameters' graphs flow into log_prob/entropy/rsample.
             params = tuple(a for a in (*args, *kwargs.values()) if a.is_tensor)
             return Val(Grad.NONE, Ty.OTHER, qual=_DISTRIBUTION, elts=params)
+        if qual == "collections.defaultdict" and args and args[0].qual == "builtins.list" and not kwargs:
+            return Val(Grad.NONE, Ty.DICT, elts=(), keys=(), info=LIST_DEFAULT)
         if top != "torch":
             self.escape(args, kwargs)
             return self.unknown_result(node)
@@ -764,7 +766,15 @@ class Evaluator:
             shape = args[0].shape if args else None
             return Val(Grad.LEAF, Ty.TENSOR, obj=object(), shape=shape)
         if name in api.PARAM_LAYERS:
-            kind = "lstm" if name == "LSTM" else "rnn" if name in ("RNN", "GRU") else "layer"
+            kind = (
+                "lstm"
+                if name == "LSTM"
+                else "rnn"
+                if name in ("RNN", "GRU")
+                else "lstmcell"
+                if name == "LSTMCell"
+                else "layer"
+            )
             inst = ModuleInst(name, True, kind=kind)
         elif name in api.ACTIVATIONS:
             inst = ModuleInst(name, False, kind="activation")
@@ -900,6 +910,16 @@ class Evaluator:
                 return NONE_VAL
             if name == "append" and path is not None and node.args:
                 self.list_append(path, recv, value, node)
+            elif name == "append" and node.args and isinstance(func.value, ast.Subscript):
+                # A list held in a dict or list (`self.history["loss"].append(loss)`).
+                holder_node = func.value.value
+                holder_path = self.path_of(holder_node)
+                holder = self.peek(holder_node)
+                held = _item_at(holder, func.value.slice)
+                if holder_path is not None and held is not None and held.ty is Ty.LIST:
+                    self.list_append(holder_path, held, value, node, at=func.value.slice)
+                elif holder_path is not None and self.st is not None:
+                    self.st.env[holder_path] = holder.with_(taints=holder.taints | value.taints)
             elif name == "extend" and path is not None and value.elts is not None and self.st is not None:
                 for elt in value.elts:  # as many appends, in order
                     self.list_append(path, self.st.env.get(path, recv), elt, node)
@@ -954,7 +974,10 @@ class Evaluator:
         self.escape(args, {})
         return UNKNOWN
 
-    def list_append(self, name: str, lst: Val, value: Val, node: ast.Call) -> None:
+    def list_append(
+        self, name: str, lst: Val, value: Val, node: ast.Call, at: ast.expr | None = None
+    ) -> None:
+        """``name.append(value)``, or ``name[at].append(value)`` for a list held in a container."""
         st = self.st
         if st is None:
             return
@@ -969,7 +992,7 @@ class Evaluator:
             frame = self.loops[-1]
             stmt = self.stmt_stack[-1] if self.stmt_stack else None
             key = ("acc", id(stmt))
-            if "." in name and isinstance(stmt, ast.Expr) and stmt.value is node:
+            if ("." in name or at is not None) and isinstance(stmt, ast.Expr) and stmt.value is node:
                 # An object's list (`self.history.append(loss)`): a leak when what an earlier
                 # iteration appended is still there (nothing reset or consumed it).
                 if self.later_iteration() and any(t.kind == "carried" and t.key == key for t in lst.taints):
@@ -987,11 +1010,11 @@ class Evaluator:
                 new = new.with_(taints=new.taints | {Taint("accumulated", stmt, key)})
         if value.taints:
             new = new.with_(taints=new.taints | value.taints)
-        st.env[name] = new
+        st.env[name] = new if at is None else _store_item(st.env.get(name, UNKNOWN), at, new)
 
     def one_element(self, seq: Val) -> Val:
         """One element of a sequence, for code that takes them one at a time (a loop, ``l[i]``)."""
-        return _element(seq, {id(f.node) for f in self.loops})
+        return _element(seq, {id(f.node): f.iteration for f in self.loops})
 
     def later_iteration(self) -> bool:
         """Is this an iteration after the first of some enclosing loop?"""
@@ -1401,8 +1424,9 @@ class Evaluator:
             return Val(Grad.NONE, ty, obj=object(), cause=("computed under no_grad", node))
         args = [_flat(a) for a in args]
         x = args[0] if args else UNKNOWN
-        saved: set[object] = {inst.params_obj} if x.requires_grad or inst.kind in ("rnn", "lstm") else set()
-        if inst.kind in ("layer", "rnn", "lstm") and x.is_tensor and x.obj is not None:
+        recurrent = inst.kind in ("rnn", "lstm", "lstmcell")
+        saved: set[object] = {inst.params_obj} if recurrent or any(a.requires_grad for a in args) else set()
+        if (inst.kind == "layer" or recurrent) and x.is_tensor and x.obj is not None:
             saved.add(x.obj)
         if inst.cls_name == "Sequential" and any(c.kind == "user" for c in inst.seq_children):
             # A Sequential of this file's modules: each child's forward runs, in order.
@@ -1450,6 +1474,9 @@ class Evaluator:
                 )
             )
             return Val(Grad.NONE, Ty.TUPLE, elts=(out.with_(ty=Ty.TENSOR), state))
+        if inst.kind == "lstmcell":  # (h, c)
+            c = Val(Grad.GRAPH, Ty.TENSOR, sites=sites, root=site, obj=object())
+            return Val(Grad.NONE, Ty.TUPLE, elts=(out.with_(ty=Ty.TENSOR), c))
         return out
 
     # -- functions in this file --------------------------------------------------------
@@ -1492,10 +1519,12 @@ class Evaluator:
             self.escape(args, kwargs)
             return UNKNOWN
         if fval.module is not None:
-            args = [
-                Val(Grad.NONE, Ty.MODULE if fval.module.kind == "user" else Ty.OTHER, module=fval.module),
-                *args,
-            ]
+            binding = _binding(info)
+            if binding == "classmethod":
+                args = [OTHER, *args]  # the class: not modelled
+            elif binding == "method":
+                receiver = Ty.MODULE if fval.module.kind == "user" else Ty.OTHER
+                args = [Val(Grad.NONE, receiver, module=fval.module), *args]
         return self.inline(info, args, kwargs, node, self_inst=None)
 
     def instantiate(self, info: Any, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
@@ -1809,10 +1838,21 @@ def _reduced_shape(node: ast.Call, shape: tuple[int, ...] | None, args: list[Val
     return (*shape[:dim], *shape[dim + 1 :])
 
 
-def _shared_part(val: Val, active: set[int], depth: int) -> Val:
+def _before_this_run(ipath: IPath, active: dict[int, int]) -> bool:
+    """Was a node made at ``ipath`` made before the current run of the loops that have ended: in
+    an enclosing loop's earlier iteration (state carried into this run), or in no ended loop?"""
+    for loop, iteration in ipath:
+        if loop not in active:
+            return False
+        if active[loop] != iteration:
+            return True
+    return True
+
+
+def _shared_part(val: Val, active: dict[int, int], depth: int) -> Val:
     """``val`` without the graph nodes made in loops that have ended (see ``_element``)."""
     if val.sites:
-        keep = frozenset(x for x in val.sites if all(loop in active for loop, _ in x.ipath))
+        keep = frozenset(x for x in val.sites if _before_this_run(x.ipath, active))
         if keep != val.sites:
             val = val.with_(sites=keep, root=val.root if val.root in keep else None)
     if val.elts is not None and depth > 0:
@@ -1820,7 +1860,7 @@ def _shared_part(val: Val, active: set[int], depth: int) -> Val:
     return val
 
 
-def _element(seq: Val, active: set[int]) -> Val:
+def _element(seq: Val, active: dict[int, int]) -> Val:
     """One element of a sequence value (a list, a tuple, a module list), as far as it is known.
 
     An element summary of a list filled in a loop stands for many runtime values: the graph
@@ -1853,6 +1893,31 @@ def _item_at(base: Val, key: ast.expr) -> Val | None:
     return None
 
 
+def _store_item(container: Val, key: ast.expr, val: Val) -> Val:
+    """``container[key] = val`` on a list or dict value: exact when the key is a known constant."""
+    taints = container.taints | val.taints
+    if container.ty is Ty.DICT:
+        if container.keys is not None and container.elts is not None and isinstance(key, ast.Constant):
+            if key.value in container.keys:
+                i = container.keys.index(key.value)
+                elts = (*container.elts[:i], val, *container.elts[i + 1 :])
+                return container.with_(elts=elts, taints=taints)
+            if isinstance(key.value, (str, int)) and not isinstance(key.value, bool):
+                return container.with_(
+                    elts=(*container.elts, val), keys=(*container.keys, key.value), taints=taints
+                )
+        return Val(Grad.NONE, Ty.DICT, taints=taints)
+    if container.elts is not None and isinstance(key, ast.Constant) and isinstance(key.value, int):
+        i = key.value
+        n = len(container.elts)
+        if -n <= i < n:
+            i %= n
+            return container.with_(elts=(*container.elts[:i], val, *container.elts[i + 1 :]), taints=taints)
+    item = elements(container)
+    joined = val if item is EMPTY else join(item, val) if item is not None else None
+    return Val(Grad.NONE, Ty.LIST, item=joined, taints=taints)
+
+
 def _dict_get(d: Val, key: ast.expr) -> Val:
     """``d[key]`` for a constant key of a dict whose keys are known."""
     if d.elts is None or d.keys is None or not isinstance(key, ast.Constant):
@@ -1860,7 +1925,21 @@ def _dict_get(d: Val, key: ast.expr) -> Val:
     for k, v in zip(d.keys, d.elts, strict=False):
         if k == key.value and type(k) is type(key.value):
             return v
+    if d.info is LIST_DEFAULT and type(key.value) in (str, int):
+        return Val(Grad.NONE, Ty.LIST, elts=())  # `defaultdict(list)`: a new empty list
     return UNKNOWN
+
+
+# `info` of a `defaultdict(list)` value: a missing key reads as a new empty list.
+LIST_DEFAULT = "defaultdict(list)"
+
+
+def _binding(func: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """What a call through an instance binds first: the instance, the class, or nothing."""
+    for dec in func.decorator_list:
+        if isinstance(dec, ast.Name) and dec.id in ("staticmethod", "classmethod"):
+            return dec.id
+    return "method"
 
 
 def _is_generator(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

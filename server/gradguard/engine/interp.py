@@ -15,7 +15,7 @@ from typing import Any
 
 from . import torchapi as api
 from .classes import ClassInfo, is_module_base, record_fields
-from .evaluate import Evaluator, Frame, acc_taints, carries_graph
+from .evaluate import Evaluator, Frame, _store_item, acc_taints, carries_graph
 from .report import Reporter, name_loads
 from .state import LoopFrame, State, join_states
 from .values import (
@@ -31,7 +31,6 @@ from .values import (
     Ty,
     Val,
     elements,
-    join,
 )
 
 _STMT_DISPATCH: dict[type, Any] = {}
@@ -504,7 +503,35 @@ class Interpreter(Evaluator):
 
             self.loop(node, head, max_iterations=len(exact), exact=True)
             return
+        layers = self.module_sequence(iter_val, node.iter)
+        if layers is not None:
+            # Over a ModuleList / Sequential of distinct layers (a forward pass): one iteration per
+            # layer, in order, each binding its own layer.
+            def each_layer() -> None:
+                self.assign(node.target, layers[self.loops[-1].iteration - 1], node)
+
+            self.loop(node, each_layer, max_iterations=len(layers), exact=True, every=True)
+            return
         self.loop(node, lambda: self.assign(node.target, elem, node), max_iterations=trips or 2)
+
+    def module_sequence(self, it: Val, node: ast.expr) -> tuple[Val, ...] | None:
+        """The elements of a loop over a module container's distinct children (or ``enumerate``
+        of one), when there are few enough to follow one by one."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+            if node.func.id == "enumerate" and len(node.args) == 1:
+                inner = self.module_sequence(self.peek(node.args[0]), node.args[0])
+                if inner is None:
+                    return None
+                return tuple(Val(Grad.NONE, Ty.TUPLE, elts=(NUMBER, e)) for e in inner)
+            return None
+        children = it.module.seq_children if it.module is not None and it.ty is Ty.MODULE else None
+        if (
+            not children
+            or not 2 <= len(children) <= MAX_EXACT_ITERATIONS
+            or all(c is children[0] for c in children)
+        ):
+            return None
+        return tuple(Val(Grad.NONE, Ty.MODULE, module=c) for c in children)
 
     s_AsyncFor = s_For
 
@@ -517,6 +544,7 @@ class Interpreter(Evaluator):
         head: object,
         max_iterations: int = 2,
         exact: bool = False,
+        every: bool = False,
     ) -> None:
         frame = LoopFrame(node)
         self.loops.append(frame)
@@ -528,7 +556,7 @@ class Interpreter(Evaluator):
             and self.may_backpropagate(node)
         )
         # Over a known sequence every element gets its iteration; else at most two iterations.
-        frame.exact = exact and second
+        frame.exact = exact and (second or every)
         iterations = max_iterations if frame.exact else min(max_iterations, 2 if second else 1)
         ends: list[State | None] = []
         try:
@@ -816,31 +844,6 @@ def _never_none(val: Val) -> bool:
     if val.is_tensor or val.ty in (Ty.MODULE, Ty.OPTIMIZER, Ty.NUMBER, Ty.LIST, Ty.TUPLE, Ty.DICT, Ty.FUNC):
         return True
     return val.ty is Ty.OTHER and val.module is not None  # an instance of a class of this file
-
-
-def _store_item(container: Val, key: ast.expr, val: Val) -> Val:
-    """``container[key] = val`` on a list or dict value: exact when the key is a known constant."""
-    taints = container.taints | val.taints
-    if container.ty is Ty.DICT:
-        if container.keys is not None and container.elts is not None and isinstance(key, ast.Constant):
-            if key.value in container.keys:
-                i = container.keys.index(key.value)
-                elts = (*container.elts[:i], val, *container.elts[i + 1 :])
-                return container.with_(elts=elts, taints=taints)
-            if isinstance(key.value, (str, int)) and not isinstance(key.value, bool):
-                return container.with_(
-                    elts=(*container.elts, val), keys=(*container.keys, key.value), taints=taints
-                )
-        return Val(Grad.NONE, Ty.DICT, taints=taints)
-    if container.elts is not None and isinstance(key, ast.Constant) and isinstance(key.value, int):
-        i = key.value
-        n = len(container.elts)
-        if -n <= i < n:
-            i %= n
-            return container.with_(elts=(*container.elts[:i], val, *container.elts[i + 1 :]), taints=taints)
-    item = elements(container)
-    joined = val if item is EMPTY else join(item, val) if item is not None else None
-    return Val(Grad.NONE, Ty.LIST, item=joined, taints=taints)
 
 
 def _chain(node: ast.AST) -> tuple[str, ...] | None:

@@ -132,7 +132,7 @@ class ModuleInst:
         self.has_params = has_params
         self.user_class = user_class  # engine.modules.ClassInfo for classes in the file
         self.children: dict[str, ModuleInst] = {}
-        self.kind = kind  # "layer", "loss", "activation", "rnn", "lstm", "container", "user"
+        self.kind = kind  # "layer", "loss", "activation", "rnn", "lstm", "lstmcell", "container", "user"
         self.kwargs: dict[str, Any] = {}
         self.trained = False  # its parameters were given to an optimizer
         self.frozen = False  # requires_grad_(False) / eval-only evidence
