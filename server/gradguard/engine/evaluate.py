@@ -354,6 +354,14 @@ class Evaluator:
             if isinstance(i, int) and not isinstance(i, bool) and -len(children) <= i < len(children):
                 return Val(Grad.NONE, Ty.MODULE, module=children[i])
             return UNKNOWN
+        if (
+            base.ty is Ty.MODULE
+            and base.module is not None
+            and base.module.cls_name == "ModuleDict"
+            and isinstance(node.slice, ast.Constant)
+        ):
+            child = base.module.children.get(str(node.slice.value))
+            return Val(Grad.NONE, Ty.MODULE, module=child) if child is not None else UNKNOWN
         item = _item_at(base, node.slice)
         if item is not None:
             return item
@@ -790,6 +798,18 @@ class Evaluator:
             elif name == "Sequential":
                 inst.has_params = any(c.has_params for c in children if c is not None)
                 inst.kind = "opaque"
+            elif (
+                name == "ModuleDict"
+                and len(args) == 1
+                and args[0].keys is not None
+                and args[0].elts is not None
+                and all(e.ty is Ty.MODULE and e.module is not None for e in args[0].elts)
+            ):
+                inst.kind = "opaque"  # not callable; indexed by key, iterated by items()/values()
+                inst.children = {
+                    str(k): e.module for k, e in zip(args[0].keys, args[0].elts, strict=True) if e.module
+                }
+                inst.has_params = any(c.has_params for c in inst.children.values())
             elif name == "ModuleList" and len(args) == 1 and args[0].ty in (Ty.LIST, Ty.TUPLE):
                 listed = args[0].elts if args[0].elts is not None else None
                 item = args[0].item
@@ -1249,6 +1269,16 @@ class Evaluator:
     ) -> Val:
         inst = recv.module
         assert inst is not None
+        if inst.cls_name == "ModuleDict" and inst.children and name in ("values", "items", "keys"):
+            entries = tuple(
+                Val(Grad.NONE, Ty.MODULE, module=m)
+                if name == "values"
+                else Val(Grad.NONE, Ty.TUPLE, elts=(OTHER, Val(Grad.NONE, Ty.MODULE, module=m)))
+                if name == "items"
+                else OTHER
+                for m in inst.children.values()
+            )
+            return Val(Grad.NONE, Ty.LIST, elts=entries)
         if name in ("parameters", "named_parameters"):
             # Each element knows its module (in `info`): `p.requires_grad = False` in a loop freezes it.
             leaf = (
