@@ -33,6 +33,7 @@ from .values import (
     Val,
     elements,
     join,
+    remap_module,
 )
 
 _EXPR_DISPATCH: dict[type, Any] = {}
@@ -612,6 +613,8 @@ class Evaluator:
             # A distribution object: its parameters' graphs flow into log_prob/entropy/rsample.
             params = tuple(a for a in (*args, *kwargs.values()) if a.is_tensor)
             return Val(Grad.NONE, Ty.OTHER, qual=_DISTRIBUTION, elts=params)
+        if qual == "copy.deepcopy" and len(args) == 1 and args[0].ty is Ty.MODULE and args[0].module:
+            return self.copy_module(args[0].module)
         if qual == "collections.defaultdict" and args and args[0].qual == "builtins.list" and not kwargs:
             return Val(Grad.NONE, Ty.DICT, elts=(), keys=(), info=LIST_DEFAULT)
         if top != "torch":
@@ -835,6 +838,19 @@ class Evaluator:
             if isinstance(a, ast.Constant):
                 inst.kwargs[f"arg{i}"] = a.value
         return Val(Grad.NONE, Ty.MODULE, module=inst)
+
+    def copy_module(self, inst: ModuleInst) -> Val:
+        """``copy.deepcopy(model)``: a module of the same structure with its own parameters (an EMA
+        teacher, an RL target network); its attributes' heap cells are copied too."""
+        memo: dict[int, ModuleInst] = {}
+        new = inst.clone(memo)
+        if self.st is not None:
+            copies = {m.key: memo_new.key for m in _modules(inst) if (memo_new := memo.get(id(m)))}
+            for key, val in list(self.st.env.items()):
+                head, dot, attr = key.partition(".")
+                if dot and head in copies:
+                    self.st.env[f"{copies[head]}.{attr}"] = remap_module(val, memo)
+        return Val(Grad.NONE, Ty.MODULE, module=new)
 
     def optimizer_construct(self, node: ast.Call, args: list[Val]) -> Val:
         info = OptimizerInfo()
@@ -1962,6 +1978,14 @@ def _dict_get(d: Val, key: ast.expr) -> Val:
 
 # `info` of a `defaultdict(list)` value: a missing key reads as a new empty list.
 LIST_DEFAULT = "defaultdict(list)"
+
+
+def _modules(inst: ModuleInst) -> list[ModuleInst]:
+    """A module and all its sub-modules."""
+    out = [inst]
+    for child in list(inst.children.values()) + inst.seq_children:
+        out.extend(_modules(child))
+    return out
 
 
 def _binding(func: ast.FunctionDef | ast.AsyncFunctionDef) -> str:

@@ -158,8 +158,36 @@ class ModuleInst:
             out |= child.all_params_objs()
         return out
 
+    def clone(self, memo: dict[int, ModuleInst]) -> ModuleInst:
+        """A deep copy (``copy.deepcopy(model)``): the same structure with parameters of its own,
+        which no optimizer steps yet. ``memo`` maps id(original) -> copy for every sub-module."""
+        done = memo.get(id(self))
+        if done is not None:
+            return done
+        new = ModuleInst(self.cls_name, self.has_params, self.user_class, self.kind)
+        memo[id(self)] = new
+        new.kwargs = dict(self.kwargs)
+        new.frozen = self.frozen
+        new.hazard = self.hazard
+        new.children = {k: c.clone(memo) for k, c in self.children.items()}
+        new.seq_children = [c.clone(memo) for c in self.seq_children]
+        new.attrs = {k: remap_module(v, memo) for k, v in self.attrs.items()}
+        return new
+
     def __repr__(self) -> str:
         return f"ModuleInst({self.cls_name})"
+
+
+def remap_module(val: Val, memo: dict[int, ModuleInst]) -> Val:
+    """``val`` as it is inside a deep copy: its module the copy's, a tensor a new object."""
+    copy = memo.get(id(val.module)) if val.module is not None else None
+    if copy is None and val.module is not None:
+        copy = val.module.clone(memo)
+    if copy is not None:
+        return val.with_(module=copy)
+    if val.is_tensor:
+        return val.with_(obj=object())
+    return val
 
 
 @dataclass(frozen=True, slots=True)
