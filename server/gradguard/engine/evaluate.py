@@ -1159,10 +1159,14 @@ class Evaluator:
             indices = Val(Grad.NONE, Ty.TENSOR, obj=object(), cause=(f"`.{name}()` indices", node))
             return Val(Grad.NONE, Ty.TUPLE, elts=(values, indices))
         if name in ("chunk", "split", "unbind", "tensor_split"):
-            # Views of the input, one per piece (how many is rarely known).
+            # Views of the input, one per piece (how many is known for `chunk(n)` only).
             piece = self.op_result(node, (recv,), saves=False)
             if piece.requires_grad:
-                piece = piece.with_(obj=recv.obj)
+                grad_on = self.mode() is GradMode.ON
+                piece = piece.with_(obj=recv.obj, view_of=node if grad_on else None)
+            count = node.args[0] if name == "chunk" and node.args else None
+            if isinstance(count, ast.Constant) and type(count.value) is int and 1 <= count.value <= 8:
+                return Val(Grad.NONE, Ty.TUPLE, elts=(piece,) * count.value)
             return Val(Grad.NONE, Ty.TUPLE, item=piece)
         saves = name not in api.NO_SAVE
         saved: set[object] = set()
@@ -1244,6 +1248,11 @@ class Evaluator:
             stmt = self.stmt_stack[-1] if self.stmt_stack else None
             if stmt is not None:
                 self.rep.leaf_inplace(stmt, target, node, self.torch_alias())
+        if cur.view_of is not None and cur.requires_grad and st.mode is GradMode.ON:
+            stmt = self.stmt_stack[-1] if self.stmt_stack else None
+            if stmt is not None:
+                self.rep.multiview_inplace(stmt, target, node, cur.view_of)
+                return
         if cur.obj is None:
             return
         stmt = self.stmt_stack[-1] if self.stmt_stack else None

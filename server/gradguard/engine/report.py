@@ -838,6 +838,13 @@ class Reporter:
             )
         self.add("GG108", stmt, {"name": self.text(target), "op": self.text(op)}, [], fixes)
 
+    def multiview_inplace(self, stmt: ast.stmt, target: ast.expr, op: ast.AST, split: ast.AST) -> None:
+        """An in-place change of a view that chunk/split/unbind returned: raises right there."""
+        fixes = [self.fix("GG107", "out-of-place", "rewrite-inplace", stmt=self.span(stmt))]
+        related = [Related(self.span(split), f"the views are made here: {self.text(split)}", "built")]
+        fields = {"name": self.text(target), "op": self.text(op), "split": self.text(split)}
+        self.add("GG107", stmt, fields, related, fixes, variant="multiview")
+
     def numpy_on_grad(self, call: ast.Call, recv: ast.expr, array_call: bool) -> None:
         fixes = [
             self.fix(

@@ -219,6 +219,9 @@ class Val:
     is_none_literal: bool = False
     label: str | None = None  # the name it was last bound to (for the hover's chain)
     truth: bool | None = None  # a Python bool (or int) whose truth value is known
+    # One of the views a multi-view op (chunk, split, unbind) returned: the call. Autograd
+    # forbids changing such a view in place.
+    view_of: ast.AST | None = None
 
     @property
     def requires_grad(self) -> bool:
@@ -294,6 +297,7 @@ def join(a: Val, b: Val) -> Val:
         is_none_literal=a.is_none_literal and b.is_none_literal,
         label=a.label if a.label == b.label else None,
         truth=a.truth if a.truth is b.truth else None,
+        view_of=a.view_of if a.view_of is b.view_of else None,
     )
 
 

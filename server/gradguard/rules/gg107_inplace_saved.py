@@ -8,7 +8,10 @@ tensor that an earlier operation saved for its backward (the output of
 through that operation follows. Also finds `nn.ReLU(inplace=True)` placed right
 after `nn.Sigmoid()` or `nn.Tanh()` in an `nn.Sequential`, which overwrites the
 activation's saved output. The squiggle is on the in-place statement (or the
-`ReLU(inplace=True)` call).
+`ReLU(inplace=True)` call). Also finds an in-place change of one of the views
+that `chunk`, `split` or `unbind` returned from a tensor that requires grad
+(`mean, log_std = out.chunk(2, -1); log_std.clamp_(-20, 2)`), which autograd
+refuses on the spot.
 
 ## Why is this bad
 
@@ -21,7 +24,11 @@ RuntimeError: one of the variables needed for gradient computation has been modi
 ```
 
 (The bracketed shape and the operation name vary.) The error appears at the
-backward, far from the statement that caused it.
+backward, far from the statement that caused it. For a view of a multi-view
+op it appears at the in-place statement itself:
+```text
+RuntimeError: Output 1 of Split is a view and is being modified inplace. This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one.
+```
 
 ## Example
 
@@ -55,6 +62,8 @@ overwritten, not freed.
   its input, not its output.
 - `nn.ReLU(inplace=True)` after a `Linear` or `Conv` layer.
 - The in-place change comes after the last backward through the tensor.
+- A view of `chunk`/`split`/`unbind` changed under `torch.no_grad()`, or made
+  from a tensor that does not require grad.
 """  # noqa: E501 (torch's error messages are quoted verbatim)
 
 from __future__ import annotations
@@ -80,6 +89,10 @@ RULE = Rule(
         ),
     },
     variants={
+        "multiview": (
+            "`{op}` changes `{name}` in place, but `{name}` is one of the views `{split}` returned; "
+            "autograd does not allow changing such a view in place, so this line raises"
+        ),
         "sequential": (
             "`ReLU(inplace=True)` right after `{act}` overwrites the output that `{act}` saved for "
             "its backward"
@@ -88,6 +101,22 @@ RULE = Rule(
 )
 
 VALID: list[Valid] = [
+    # The views of chunk() changed out of place, or in place under no_grad.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+net = nn.Linear(5, 4)
+mean, log_std = net(torch.randn(3, 5)).chunk(2, dim=-1)
+log_std = log_std.clamp(-20, 2)
+with torch.no_grad():
+    target_mean, target_log_std = net(torch.randn(3, 5)).chunk(2, dim=-1)
+    target_log_std.clamp_(-20, 2)
+(mean + log_std.exp() - target_mean - target_log_std).pow(2).mean().backward()
+"""
+    ),
     # In-place after ops that save nothing.
     Valid(
         """\
@@ -148,6 +177,31 @@ model(torch.randn(2, 4)).sum().backward()
 ]
 
 INVALID: list[Invalid] = [
+    # A view that chunk() returned, changed in place: autograd refuses on the spot.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+
+class GaussianPolicy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Linear(5, 4)
+
+    def forward(self, states):
+        mean, log_std = self.net(states).chunk(2, dim=-1)
+        log_std.clamp_(-20, 2)
+        return mean + torch.randn_like(mean) * log_std.exp()
+
+
+torch.manual_seed(0)
+policy = GaussianPolicy()
+policy(torch.randn(3, 5)).pow(2).mean().backward()
+""",
+        line=12,
+        error="RuntimeError: Output 1 of Split is a view and is being modified inplace",
+    ),
     Invalid(
         """\
 import torch
