@@ -473,8 +473,7 @@ class Evaluator:
                 self.expr(cond)
         if isinstance(node, ast.DictComp):
             self.expr(node.key)
-            self.expr(node.value)
-            out = Val(Grad.NONE, Ty.DICT)
+            out = Val(Grad.NONE, Ty.DICT, item=self.expr(node.value))
         else:
             elt = self.expr(node.elt)
             out = Val(Grad.NONE, Ty.LIST, item=elt) if not isinstance(node, ast.SetComp) else OTHER
@@ -615,6 +614,8 @@ class Evaluator:
             return Val(Grad.NONE, Ty.OTHER, qual=_DISTRIBUTION, elts=params)
         if qual == "copy.deepcopy" and len(args) == 1 and args[0].ty is Ty.MODULE and args[0].module:
             return self.copy_module(args[0].module)
+        if qual == "collections.OrderedDict":
+            return self.dict_from(node, args, kwargs)
         if qual == "collections.defaultdict" and args and args[0].qual == "builtins.list" and not kwargs:
             return Val(Grad.NONE, Ty.DICT, elts=(), keys=(), info=LIST_DEFAULT)
         if top != "torch":
@@ -710,10 +711,11 @@ class Evaluator:
             "enumerate",
             "zip",
             "sorted",
-            "dict",
             "set",
         ):
             return OTHER if name not in ("range", "enumerate", "zip") else Val(Grad.NONE, Ty.OTHER)
+        if name == "dict":
+            return self.dict_from(node, args, kwargs)
         if name == "sum" and args and args[0].ty in (Ty.LIST, Ty.TUPLE):
             lst = args[0]
             item = elements(lst)
@@ -738,6 +740,28 @@ class Evaluator:
             )
         self.escape(args, kwargs)
         return UNKNOWN
+
+    def dict_from(self, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
+        """``dict(...)`` / ``OrderedDict(...)``: keys known for keywords or a copied dict; built from
+        pairs (``model.named_parameters()``, a generator of ``(name, tensor)``), what holds of every
+        value."""
+        if any(k.arg is None for k in node.keywords) or len(args) > 1:
+            return Val(Grad.NONE, Ty.DICT)
+        if not args:
+            return Val(Grad.NONE, Ty.DICT, elts=tuple(kwargs.values()), keys=tuple(kwargs))
+        src = args[0]
+        if src.ty is Ty.DICT and not kwargs:
+            return src.with_()
+        pair = elements(src) if src.ty in (Ty.LIST, Ty.TUPLE, Ty.PARAMS) else None
+        if (
+            pair is not None
+            and pair is not EMPTY
+            and pair.elts is not None
+            and len(pair.elts) == 2
+            and not kwargs
+        ):
+            return Val(Grad.NONE, Ty.DICT, item=pair.elts[1], taints=src.taints)
+        return Val(Grad.NONE, Ty.DICT, taints=src.taints)
 
     # torch.* constructors
     def construct(self, name: str, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
@@ -980,10 +1004,11 @@ class Evaluator:
         assert isinstance(func, ast.Attribute)
         values = recv.elts
         if name == "values":
-            return Val(Grad.NONE, Ty.LIST, elts=values, taints=recv.taints)
+            return Val(Grad.NONE, Ty.LIST, elts=values, item=recv.item, taints=recv.taints)
         if name == "items":
             if values is None:
-                return Val(Grad.NONE, Ty.LIST, taints=recv.taints)
+                pair = Val(Grad.NONE, Ty.TUPLE, elts=(OTHER, recv.item)) if recv.item else None
+                return Val(Grad.NONE, Ty.LIST, item=pair, taints=recv.taints)
             pairs = tuple(Val(Grad.NONE, Ty.TUPLE, elts=(OTHER, v)) for v in values)
             return Val(Grad.NONE, Ty.LIST, elts=pairs, taints=recv.taints)
         if name == "keys":
@@ -1747,9 +1772,10 @@ class Evaluator:
             retain_v = node.args[1].value if isinstance(node.args[1], ast.Constant) else _NOT_CONST
         if self.kw_node(node, "inputs") is not None:
             return  # only part of the graph is traversed: not modelled
-        if retain_v is _NOT_CONST or create is _NOT_CONST:
-            return
-        retain = bool(retain_v) or bool(create)
+        # Whether this pass keeps the graph is not known: it still meets what earlier passes freed
+        # or changed, but frees nothing here.
+        keeps_unknown = retain_v is _NOT_CONST or create is _NOT_CONST
+        retain = not keeps_unknown and (bool(retain_v) or bool(create))
         stmt = self.stmt_stack[-1] if self.stmt_stack else None
         run = BackwardRun(
             node,
@@ -1816,6 +1842,8 @@ class Evaluator:
         if kind == "backward":
             self.grads_added(val)
         # Free what this pass traversed.
+        if keeps_unknown:
+            return
         if kind == "grad":
             # autograd.grad runs only the nodes between the outputs and the inputs.
             inputs = self.grad_inputs
@@ -1975,7 +2003,9 @@ def _store_item(container: Val, key: ast.expr, val: Val) -> Val:
 
 def _dict_get(d: Val, key: ast.expr) -> Val:
     """``d[key]`` for a constant key of a dict whose keys are known."""
-    if d.elts is None or d.keys is None or not isinstance(key, ast.Constant):
+    if d.elts is None or d.keys is None:
+        return d.item or UNKNOWN  # keys unknown: what holds of every value, if anything
+    if not isinstance(key, ast.Constant):
         return UNKNOWN
     for k, v in zip(d.keys, d.elts, strict=False):
         if k == key.value and type(k) is type(key.value):

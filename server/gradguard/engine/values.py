@@ -275,7 +275,7 @@ def join(a: Val, b: Val) -> Val:
     if a.elts is not None and b.elts is not None and len(a.elts) == len(b.elts) and a.keys == b.keys:
         elts = tuple(join(x, y) for x, y in zip(a.elts, b.elts, strict=False))
         keys = a.keys
-    elif a.ty is Ty.LIST:
+    elif a.ty is Ty.LIST or a.ty is Ty.DICT and a.keys is None and b.keys is None:
         ia, ib = elements(a), elements(b)
         item = ia if ib is EMPTY else ib if ia is EMPTY else join(ia, ib) if ia and ib else None
     return Val(
