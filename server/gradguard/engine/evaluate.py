@@ -426,6 +426,7 @@ class Evaluator:
                     shape=base.shape,
                     via_data=True,
                     cause=("`.data`", node),
+                    info=base.info if isinstance(base.info, ModuleInst) else None,  # whose parameters
                 )
             if attr == "grad":
                 return Val(Grad.NONE, Ty.TENSOR, shape=base.shape, obj=object())
@@ -1282,7 +1283,15 @@ class Evaluator:
             return
         stmt = self.stmt_stack[-1] if self.stmt_stack else None
         dirt = Dirt(node, "data" if cur.via_data else "inplace", target, stmt=stmt)
-        for site in self.saved_by(cur.obj, operand):
+        objs = [cur.obj]
+        if isinstance(cur.info, ModuleInst) and cur.obj is cur.info.params_obj:
+            # A module's parameters taken one by one (`for p in model.parameters()`): the change
+            # reaches those of its sub-modules too (a state still valid after the loop only if
+            # every iteration made it).
+            objs = list(cur.info.all_params_objs())
+            # Rewriting it out of place would only rebind the loop variable: no automatic fix.
+            dirt = Dirt(node, dirt.kind, target, stmt=None)
+        for site in (s for obj in objs for s in self.saved_by(obj, operand)):
             # The first change that bumps the version is the one backward trips on; a change
             # through `.data` bumps nothing, so a later real one takes its place.
             known = st.dirty.get(site)
