@@ -466,18 +466,33 @@ class Evaluator:
             return UNKNOWN
         bound: dict[str, Val | None] = {}
         for gen in node.generators:
-            it = self.expr(gen.iter)
             for name in _target_names(gen.target):
                 bound.setdefault(name, st.env.get(name))
-            self.assign_target(gen.target, self.iter_element(it, gen.iter))
-            for cond in gen.ifs:
-                self.expr(cond)
-        if isinstance(node, ast.DictComp):
-            self.expr(node.key)
-            out = Val(Grad.NONE, Ty.DICT, item=self.expr(node.value))
+        first = self.expr(node.generators[0].iter)
+        exact = first.elts if first.ty in (Ty.LIST, Ty.TUPLE) else None
+        if len(node.generators) == 1 and exact and len(exact) <= MAX_EXACT_ELEMENTS:
+            # Over a known sequence (a ModuleDict's items, a tuple of losses): once per element.
+            gen = node.generators[0]
+            results = []
+            for elem in exact:
+                self.assign_target(gen.target, elem)
+                for cond in gen.ifs:
+                    self.expr(cond)
+                results.append(self._comp_value(node))
+            if gen.ifs or isinstance(node, (ast.DictComp, ast.SetComp)):
+                item = results[0]
+                for r in results[1:]:
+                    item = join(item, r)
+                out = self._comp_out(node, item)
+            else:
+                out = Val(Grad.NONE, Ty.LIST, elts=tuple(results))
         else:
-            elt = self.expr(node.elt)
-            out = Val(Grad.NONE, Ty.LIST, item=elt) if not isinstance(node, ast.SetComp) else OTHER
+            for i, gen in enumerate(node.generators):
+                it = first if i == 0 else self.expr(gen.iter)
+                self.assign_target(gen.target, self.iter_element(it, gen.iter))
+                for cond in gen.ifs:
+                    self.expr(cond)
+            out = self._comp_out(node, self._comp_value(node))
         if self.st is not None:
             for name, old in bound.items():  # comprehension variables do not leak (Python 3)
                 if old is None:
@@ -485,6 +500,18 @@ class Evaluator:
                 else:
                     self.st.env[name] = old
         return out
+
+    def _comp_value(self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp) -> Val:
+        if isinstance(node, ast.DictComp):
+            self.expr(node.key)
+            return self.expr(node.value)
+        return self.expr(node.elt)
+
+    @staticmethod
+    def _comp_out(node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp, item: Val) -> Val:
+        if isinstance(node, ast.DictComp):
+            return Val(Grad.NONE, Ty.DICT, item=item)
+        return Val(Grad.NONE, Ty.LIST, item=item) if not isinstance(node, ast.SetComp) else OTHER
 
     e_GeneratorExp = e_ListComp
     e_SetComp = e_ListComp
@@ -2034,6 +2061,9 @@ def _modules(inst: ModuleInst) -> list[ModuleInst]:
     for child in list(inst.children.values()) + inst.seq_children:
         out.extend(_modules(child))
     return out
+
+
+MAX_EXACT_ELEMENTS = 8  # a comprehension over a known sequence is followed element by element up to this
 
 
 def _binding(func: ast.FunctionDef | ast.AsyncFunctionDef) -> str:

@@ -387,6 +387,33 @@ class Interpreter(Evaluator):
             and isinstance(test.ops[0], ast.Eq)
         ):
             return True
+        if (
+            isinstance(test, ast.Call)
+            and isinstance(test.func, ast.Name)
+            and test.func.id == "isinstance"
+            and len(test.args) == 2
+            and not test.keywords
+        ):
+            return self.isinstance_truth(self.peek(test.args[0]), test.args[1])
+        return None
+
+    def isinstance_truth(self, val: Val, classes: ast.expr) -> bool | None:
+        """``isinstance(val, classes)`` for builtin containers and tensors, when the value's kind
+        is known (a tuple of losses is a tuple, a list or a dict; a tensor is none of them)."""
+        names = classes.elts if isinstance(classes, ast.Tuple) else [classes]
+        quals = []
+        for n in names:
+            q = self.qual_of(n)
+            if q is None:
+                return None
+            quals.append(q)
+        kinds = {"builtins.tuple": Ty.TUPLE, "builtins.list": Ty.LIST, "builtins.dict": Ty.DICT}
+        if val.ty in (Ty.TUPLE, Ty.LIST, Ty.DICT) and val.qual is None:
+            if all(q in kinds for q in quals):
+                return val.ty in {kinds[q] for q in quals}
+            return None
+        if val.is_tensor and all(q in kinds or q == "torch.Tensor" for q in quals):
+            return "torch.Tensor" in quals
         return None
 
     def s_Match(self, node: ast.Match) -> None:
