@@ -169,9 +169,17 @@ class Evaluator:
         if isinstance(node, ast.Attribute):
             return self.attribute(node, self.peek(node.value))
         if isinstance(node, ast.Subscript):
-            item = _item_at(self.peek(node.value), node.slice)
+            item = _item_at(self.peek(node.value), self.key_node(node.slice))
             return item if item is not None else UNKNOWN
         return UNKNOWN
+
+    def key_node(self, key: ast.expr) -> ast.expr:
+        """A subscript's key as a constant when it is one, or a name bound to a known dict key."""
+        if isinstance(key, ast.Name) and self.st is not None:
+            val = self.st.env.get(key.id)
+            if val is not None and val.lit is not None and isinstance(val.lit[0], (str, int)):
+                return ast.Constant(value=val.lit[0])
+        return key
 
     def mode(self) -> GradMode:
         return self.st.mode if self.st is not None else GradMode.MAYBE
@@ -363,7 +371,7 @@ class Evaluator:
         ):
             child = base.module.children.get(str(node.slice.value))
             return Val(Grad.NONE, Ty.MODULE, module=child) if child is not None else UNKNOWN
-        item = _item_at(base, node.slice)
+        item = _item_at(base, self.key_node(node.slice))
         if item is not None:
             return item
         if base.ty in (Ty.LIST, Ty.TUPLE) and isinstance(node.slice, ast.Slice):
@@ -1003,9 +1011,10 @@ class Evaluator:
                 holder_node = func.value.value
                 holder_path = self.path_of(holder_node)
                 holder = self.peek(holder_node)
-                held = _item_at(holder, func.value.slice)
+                at = self.key_node(func.value.slice)
+                held = _item_at(holder, at)
                 if holder_path is not None and held is not None and held.ty is Ty.LIST:
-                    self.list_append(holder_path, held, value, node, at=func.value.slice)
+                    self.list_append(holder_path, held, value, node, at=at)
                 elif holder_path is not None and self.st is not None:
                     self.st.env[holder_path] = holder.with_(taints=holder.taints | value.taints)
             elif name == "extend" and path is not None and value.elts is not None and self.st is not None:
@@ -1037,9 +1046,15 @@ class Evaluator:
             if values is None:
                 pair = Val(Grad.NONE, Ty.TUPLE, elts=(OTHER, recv.item)) if recv.item else None
                 return Val(Grad.NONE, Ty.LIST, item=pair, taints=recv.taints)
-            pairs = tuple(Val(Grad.NONE, Ty.TUPLE, elts=(OTHER, v)) for v in values)
+            keys = recv.keys if recv.keys is not None else (None,) * len(values)
+            pairs = tuple(
+                Val(Grad.NONE, Ty.TUPLE, elts=(_key_val(k) if k is not None else OTHER, v))
+                for k, v in zip(keys, values, strict=True)
+            )
             return Val(Grad.NONE, Ty.LIST, elts=pairs, taints=recv.taints)
         if name == "keys":
+            if recv.keys is not None:
+                return Val(Grad.NONE, Ty.LIST, elts=tuple(_key_val(k) for k in recv.keys))
             return Val(Grad.NONE, Ty.LIST, item=OTHER)
         if name == "get" and node.args:
             got = _dict_get(recv, node.args[0])
@@ -2064,6 +2079,11 @@ def _modules(inst: ModuleInst) -> list[ModuleInst]:
 
 
 MAX_EXACT_ELEMENTS = 8  # a comprehension over a known sequence is followed element by element up to this
+
+
+def _key_val(key: object) -> Val:
+    """A dict's key as a value (a loop over the dict binds it)."""
+    return Val(Grad.NONE, Ty.OTHER if isinstance(key, str) else Ty.NUMBER, lit=(key,))
 
 
 def _binding(func: ast.FunctionDef | ast.AsyncFunctionDef) -> str:

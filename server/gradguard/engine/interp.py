@@ -15,7 +15,7 @@ from typing import Any
 
 from . import torchapi as api
 from .classes import ClassInfo, is_module_base, record_fields
-from .evaluate import Evaluator, Frame, _store_item, acc_taints, carries_graph
+from .evaluate import Evaluator, Frame, _key_val, _store_item, acc_taints, carries_graph
 from .report import Reporter, name_loads
 from .state import LoopFrame, State, join_states
 from .values import (
@@ -517,6 +517,16 @@ class Interpreter(Evaluator):
                 self.block(node.orelse)
             return
         exact = iter_val.elts if iter_val.ty in (Ty.LIST, Ty.TUPLE) else None
+        keys = iter_val.keys if iter_val.ty is Ty.DICT and iter_val.elts is not None else None
+        if keys and len(keys) <= MAX_EXACT_ITERATIONS and any(carries_graph(e) for e in iter_val.elts or ()):
+            # Over a dict of graph values (`for key in losses:`): one iteration per key, in order.
+            key_vals = [_key_val(k) for k in keys]
+
+            def each_key() -> None:
+                self.assign(node.target, key_vals[self.loops[-1].iteration - 1], node)
+
+            self.loop(node, each_key, max_iterations=len(keys), exact=True, every=True)
+            return
         if (
             exact is not None
             and 2 <= len(exact) <= MAX_EXACT_ITERATIONS
@@ -729,7 +739,7 @@ class Interpreter(Evaluator):
             elif base.ty in (Ty.LIST, Ty.DICT):
                 path = self.path_of(target.value)
                 if path is not None:
-                    st.env[path] = _store_item(base, target.slice, val)
+                    st.env[path] = _store_item(base, self.key_node(target.slice), val)
         elif isinstance(target, ast.Starred):
             self.assign(target.value, UNKNOWN, stmt)
 

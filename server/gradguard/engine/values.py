@@ -222,6 +222,8 @@ class Val:
     # One of the views a multi-view op (chunk, split, unbind) returned: the call. Autograd
     # forbids changing such a view in place.
     view_of: ast.AST | None = None
+    # A dict key the program iterates over (`for key in losses:`): the key itself, in a 1-tuple.
+    lit: tuple[object] | None = None
 
     @property
     def requires_grad(self) -> bool:
@@ -298,6 +300,7 @@ def join(a: Val, b: Val) -> Val:
         label=a.label if a.label == b.label else None,
         truth=a.truth if a.truth is b.truth else None,
         view_of=a.view_of if a.view_of is b.view_of else None,
+        lit=a.lit if a.lit is b.lit else None,
     )
 
 
