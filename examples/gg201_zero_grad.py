@@ -1,4 +1,4 @@
-# gradguard reports GG201 (zero-grad-missing-or-misplaced) on line 14.
+# gradguard reports GG201 (zero-grad-missing-or-misplaced) on line 13.
 import torch
 import torch.nn as nn
 

@@ -183,8 +183,8 @@ DOCUMENTED_FIELDS: dict[str, dict[str, set[str]]] = {
     "GG111": {"": {"optimizer", "first_line", "second_line"}},
     "GG112": {"": {"name"}},
     "GG201": {
-        "": {"optimizer"},
-        "flow": {"optimizer"},
+        "": {"optimizer", "step_line"},
+        "flow": {"optimizer", "step_line"},
         "misplaced": {"optimizer", "backward_line", "step_line"},
     },
     "GG202": {"": {"name", "loss"}},

@@ -26,7 +26,7 @@ for epoch in range(4):
     for i in range(0, 64, 16):
         xb, yb = X[i:i + 16], Y[i:i + 16]
         loss = criterion(model(xb), yb)
-        loss.backward()
-        optimizer.step()  # expect: GG201
+        loss.backward()  # expect: GG201
+        optimizer.step()
     scheduler.step()
     print(f"epoch {epoch} lr {scheduler.get_last_lr()[0]:.3f} loss {loss.item():.3f}")

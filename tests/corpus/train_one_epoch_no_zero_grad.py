@@ -9,8 +9,8 @@ def train_one_epoch(model, batches, optimizer, criterion):
     for xb, yb in batches:
         out = model(xb)
         loss = criterion(out, yb)
-        loss.backward()
-        optimizer.step()  # expect: GG201
+        loss.backward()  # expect: GG201
+        optimizer.step()
         total += loss.item()
     return total / len(batches)
 

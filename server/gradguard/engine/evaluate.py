@@ -935,7 +935,7 @@ class Evaluator:
 
     # The state of an optimizer's `.grad`: "new" (a backward added to it since the last step) and
     # "applied" (a step has used what it holds since it was last cleared). No cell: not known.
-    def set_grads(self, info: OptimizerInfo, flags: frozenset[str] | None) -> None:
+    def set_grads(self, info: OptimizerInfo, flags: frozenset[object] | None) -> None:
         if self.st is None:
             return
         if flags is None:
@@ -943,7 +943,7 @@ class Evaluator:
         else:
             self.st.env[info.grads_key] = Val(Grad.NONE, Ty.OTHER, info=flags)
 
-    def grads(self, info: OptimizerInfo) -> frozenset[str] | None:
+    def grads(self, info: OptimizerInfo) -> frozenset[object] | None:
         cell = self.st.env.get(info.grads_key) if self.st is not None else None
         return cell.info if cell is not None and isinstance(cell.info, frozenset) else None
 
@@ -963,10 +963,16 @@ class Evaluator:
             if site.module is not None:
                 reached.add(site.module.params_obj)
             reached.update(v.obj for v in site.inputs if v.grad is Grad.LEAF and v.obj is not None)
+        stmt = self.stmt_stack[-1] if self.stmt_stack else None
         for info in self.optimizers:
             flags = self.grads(info)
-            if flags is not None and info.objs & reached and "new" not in flags:
-                self.set_grads(info, flags | {"new"})
+            if flags is None or not info.objs & reached:
+                continue
+            # The first backward since the last step (of any optimizer) that adds onto applied
+            # gradients: where their zero_grad() belongs.
+            window_start = "applied" in flags and stmt is not None and not _backward_of(flags)
+            if "new" not in flags or window_start:
+                self.set_grads(info, flags | {"new", *([stmt] if window_start else [])})
 
     # -- tensor ops and methods ------------------------------------------------------
 
@@ -1436,9 +1442,16 @@ class Evaluator:
             if flags is not None and {"new", "applied"} <= flags:
                 # New gradients were added to ones an earlier step already applied: nothing
                 # cleared `.grad` in between, so this step applies their running sum.
-                self.rep.grads_never_cleared(node)
+                backward = _backward_of(flags)
+                if backward is not None:
+                    self.rep.grads_never_cleared(node, backward)
             if flags is not None:
                 self.set_grads(info, frozenset({"applied"}))
+            for other in self.optimizers:
+                other_flags = self.grads(other) if other is not info else None
+                if other_flags is not None and _backward_of(other_flags) is not None:
+                    # A step of another optimizer ends the window: the next backward starts one.
+                    self.set_grads(other, frozenset(f for f in other_flags if isinstance(f, str)))
         if name == "step" and isinstance(info, OptimizerInfo) and self.st is not None:
             # The step changes every parameter in place: graphs that saved them are stale.
             stmt = self.stmt_stack[-1] if self.stmt_stack else node
@@ -2079,6 +2092,11 @@ def _modules(inst: ModuleInst) -> list[ModuleInst]:
 
 
 MAX_EXACT_ELEMENTS = 8  # a comprehension over a known sequence is followed element by element up to this
+
+
+def _backward_of(flags: frozenset[object]) -> ast.AST | None:
+    """The backward statement recorded in an optimizer's `.grad` state (see grads_added)."""
+    return next((f for f in flags if isinstance(f, ast.AST)), None)
 
 
 def _key_val(key: object) -> Val:

@@ -73,7 +73,8 @@ class Reporter:
         self.cell_names: dict[str, str] = {}  # heap cell -> how the code names it (`self.hidden`)
         self.cell_reads: dict[str, list[Val]] = {}  # heap cell -> the values read from it in loops
         self.raised = False  # a finding of an error torch raises was just made (the path ends)
-        self.pending_steps: dict[Span, ast.Call] = {}  # GG201 found through `.grad` (see finish)
+        # GG201 found through `.grad` (see finish): the backward's span -> (step, backward statement)
+        self.pending_steps: dict[Span, tuple[ast.Call, ast.AST]] = {}
         # Syntax facts of loops, asked once each; only during the analysis, while the tree is alive.
         self._first_reads: dict[tuple[int, str], ast.Name | None] = {}
         self._read_first: dict[tuple[int, str], bool] = {}
@@ -209,10 +210,15 @@ class Reporter:
         return sorted(self.findings.values(), key=lambda f: (f.span, f.code))
 
     def finish(self) -> None:
-        for span, step in self.pending_steps.items():
-            if ("GG201", span) not in self.findings:
+        for span, (step, backward) in self.pending_steps.items():
+            if ("GG201", span) not in self.findings and not any(
+                f.code == "GG201" and any(r.span == self.span(step) for r in f.related)
+                for f in self.findings.values()
+            ):
                 optimizer = step.func.value if isinstance(step.func, ast.Attribute) else step.func
-                self.add("GG201", step, {"optimizer": self.text(optimizer)}, [], [], variant="flow")
+                fields = {"optimizer": self.text(optimizer), "step_line": step.lineno}
+                related = [Related(self.span(step), "the step that applies them again", "reused")]
+                self.add("GG201", backward, fields, related, [], variant="flow")
         # What only the interpreter needed: drop it (an Analysis keeps the reporter for hovers).
         self.cell_reads.clear()
         self.cell_writes.clear()
@@ -920,10 +926,11 @@ class Reporter:
         if dead:
             self.findings.setdefault((finding.code, finding.span), finding)
 
-    def grads_never_cleared(self, step: ast.Call) -> None:
-        """GG201 found by following `.grad` through the program (helpers and methods included).
-        Reported at the end, unless the loop check found the same step (its finding has a fix)."""
-        self.pending_steps.setdefault(self.span(step), step)
+    def grads_never_cleared(self, step: ast.Call, backward: ast.AST) -> None:
+        """GG201 found by following `.grad` through the program (helpers and methods included): the
+        backward that added onto applied gradients, and the step that applies them again. Reported at
+        the end, unless the loop check found the same step (its finding has a fix)."""
+        self.pending_steps.setdefault(self.span(backward), (step, backward))
 
     def exempt_taints(self, taints: frozenset[Taint]) -> None:
         for t in taints:

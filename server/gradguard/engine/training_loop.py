@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from ..findings import Related
 from . import torchapi as api
 from .values import Ty, Val
 
@@ -85,7 +86,10 @@ def check_zero_grad(
                 text=f"{opt_name}.zero_grad()",
             )
         )
-    rep.add("GG201", step, {"optimizer": opt_name}, [], fixes)
+    # The squiggle goes where the fix goes: the backward that adds onto the old gradients.
+    related = [Related(rep.span(step), "the step that applies the summed gradients", "reused")]
+    fields = {"optimizer": opt_name, "step_line": step.lineno}
+    rep.add("GG201", anchor if anchor is not None else step, fields, related, fixes)
 
 
 _HARMLESS_MODULES = ("torch", "numpy", "math", "time", "logging", "random", "builtins", "os", "sys")

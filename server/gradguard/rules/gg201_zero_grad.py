@@ -4,9 +4,12 @@ never clears the gradients (`optimizer.zero_grad()` or `model.zero_grad()`),
 and a loop that clears them between `backward()` and `step()`. It also follows
 `.grad` through calls: a `step()` (in a method or helper too) that applies
 gradients an earlier step already applied, because nothing cleared them between
-that step and the next `backward()`, is reported on that step. That finding has
-no automatic fix: where to clear depends on whether gradients are meant to
-accumulate over several backward passes before a step.
+that step and the next `backward()`, is reported too. The squiggle is on the
+`backward()` that adds onto the old gradients (where `zero_grad()` belongs),
+with the step as a related location; a misplaced `zero_grad()` is squiggled
+itself. The finding made by following `.grad` has no automatic fix: where to
+clear depends on whether gradients are meant to accumulate over several
+backward passes before a step.
 
 ## Why is this bad
 `backward()` adds into `.grad`; it never overwrites. Nothing raises, but:
@@ -62,8 +65,8 @@ RULE = Rule(
     name="zero-grad-missing-or-misplaced",
     summary="Training loop without `zero_grad()`, or with it between `backward()` and `step()`.",
     message=(
-        "this loop steps `{optimizer}` but never calls `zero_grad()`: gradients accumulate across iterations "
-        "and each step applies their running sum"
+        "this backward adds to the gradients of earlier iterations: the loop steps `{optimizer}` (line "
+        "{step_line}) but never calls `zero_grad()`, so each step applies the running sum"
     ),
     fixes={
         "zero-grad-before-backward": (
@@ -78,9 +81,9 @@ RULE = Rule(
     variants={
         # Found by following `.grad` through calls (the step and backward may sit in methods).
         "flow": (
-            "`{optimizer}.step()` applies gradients that an earlier step already applied: nothing clears "
-            "`.grad` (`zero_grad()`) between that step and the next backward, so the stale gradients are "
-            "added to the new ones"
+            "this backward adds to gradients that an earlier `{optimizer}.step()` already applied: nothing "
+            "clears `.grad` (`zero_grad()`) in between, so the step on line {step_line} applies the stale "
+            "gradients again"
         ),
         "misplaced": (
             "`{optimizer}.zero_grad()` runs after the backward on line {backward_line} and before the step "
@@ -167,7 +170,7 @@ for epoch in range(5):
     loss.backward()
     optimizer.step()
 """,
-        line=13,
+        line=12,
         effect=(
             "model.weight.grad.norm() > 2 * torch.autograd.grad("
             "criterion(model(x), y), model.weight)[0].norm()"
@@ -223,7 +226,7 @@ for epoch in range(5):
     loss.backward()
     optimizer.step()
 """,
-        line=14,
+        line=13,
         effect=(
             "model[2].weight.grad.norm() > 2 * torch.autograd.grad("
             "criterion(model(x), labels), model[2].weight)[0].norm()"
