@@ -100,11 +100,11 @@ describe("gradguard in VS Code (trusted workspace)", () => {
     await withScreenshot(session, "squiggles", async () => {
       await openFile(page, "graph_before_loop.py");
       // The first start creates the server's environment: a generous, bounded wait.
-      await waitForSquiggles(page, [11], { timeoutMs: 180000 });
+      await waitForSquiggles(page, [8], { timeoutMs: 180000 });
       await page.keyboard.press("Control+Shift+M");
       await waitFor(
         "the GG103 finding in the Problems panel",
-        async () => (await problems(page)).some((row) => row.includes("GG103") && row.includes("[Ln 11, Col 22]")),
+        async () => (await problems(page)).some((row) => row.includes("GG103") && row.includes("[Ln 8, Col 1]")),
         30000,
       );
       await page.keyboard.press("Control+Shift+M"); // hide the panel again
@@ -113,7 +113,7 @@ describe("gradguard in VS Code (trusted workspace)", () => {
 
   test("the hover explains the pitfall", { timeout: 240000 }, async () => {
     await withScreenshot(session, "hover", async () => {
-      const hover = await hoverSquiggle(page, 11, "GG103");
+      const hover = await hoverSquiggle(page, 8, "GG103");
       const text = await hover.innerText();
       assert.match(text, /`?y`? was computed on line 8, before the loop/);
       assert.match(text, /At run time/);
@@ -180,10 +180,10 @@ describe("gradguard in VS Code (trusted workspace)", () => {
     await withScreenshot(session, "notebook", async () => {
       await openFile(page, "notebook.ipynb");
       await page.locator(`${NOTEBOOK_CELLS} .view-lines`).first().waitFor({ state: "visible", timeout: 60000 });
-      // Cell 4 (the third code cell), line 4: `head(feats)` reads the graph built in cell 3.
+      // Cell 3 (the second code cell), line 1: `feats` is built there; the loop of cell 4 reuses it.
       const cell = `${NOTEBOOK_CELLS}`;
       await waitFor(
-        "a squiggle in the notebook's loop cell",
+        "a squiggle in the notebook cell that builds the graph",
         async () => (await page.locator(`${cell} .view-overlays .squiggly-error`).count()) > 0,
         60000,
       );
@@ -195,15 +195,15 @@ describe("gradguard in VS Code (trusted workspace)", () => {
         }
         return "";
       }, cell);
-      assert.match(cellText, /for epoch in range\(3\)/);
-      const hover = await hoverSquiggle(page, 4, "GG103", { root: cell });
-      assert.match(await hover.innerText(), /`?feats`? was computed on line 1 of cell \d, before the loop/);
+      assert.match(cellText, /feats = torch\.tanh/);
+      const hover = await hoverSquiggle(page, 1, "GG103", { root: cell });
+      assert.match(await hover.innerText(), /`?feats`? was computed on line 1, before the loop; the backward on line 5 of cell \d/);
       await page.mouse.move(5, 450);
       await page.keyboard.press("Escape");
       await page.keyboard.press("Control+Shift+M");
       await waitFor(
         "the notebook's GG103 in the Problems panel",
-        async () => (await problems(page)).some((row) => row.includes("GG103") && row.includes("feats") && row.includes("[Ln 4, Col 28]")),
+        async () => (await problems(page)).some((row) => row.includes("GG103") && row.includes("feats") && row.includes("[Ln 1, Col 1]")),
         30000,
       );
       await page.keyboard.press("Control+Shift+M");
@@ -219,7 +219,7 @@ describe("gradguard in VS Code (trusted workspace)", () => {
       await waitForSquiggles(page, [], { timeoutMs: 30000 });
       await writeUserSettings(page, session, original);
       await openFile(page, "graph_before_loop.py");
-      await waitForSquiggles(page, [11], { timeoutMs: 30000 });
+      await waitForSquiggles(page, [8], { timeoutMs: 30000 });
     });
   });
 
@@ -268,15 +268,15 @@ describe("gradguard in VS Code (trusted workspace)", () => {
       await page.keyboard.press("Escape");
       await writeUserSettings(page, session, original);
       await openFile(page, "graph_before_loop.py");
-      await waitForSquiggles(page, [11], { timeoutMs: 60000 });
+      await waitForSquiggles(page, [8], { timeoutMs: 60000 });
     });
   });
 
   test("Show Rule Documentation opens the rule under the cursor", { timeout: 240000 }, async () => {
     await withScreenshot(session, "rule-docs", async () => {
       await openFile(page, "graph_before_loop.py");
-      await waitForSquiggles(page, [11], { timeoutMs: 30000 });
-      const box = await squiggleBox(page, 11);
+      await waitForSquiggles(page, [8], { timeoutMs: 30000 });
+      const box = await squiggleBox(page, 8);
       await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
       await runCommand(page, "gradguard: Show Rule Documentation");
       await page.locator(".tabs-container .tab", { hasText: "GG103" }).first().waitFor({ state: "visible", timeout: 30000 });
@@ -295,7 +295,7 @@ describe("gradguard in VS Code (trusted workspace)", () => {
       const file = path.join(session.workspace, "graph_before_loop.py");
       const before = fs.readFileSync(file, "utf8");
       await openFile(page, "graph_before_loop.py");
-      await waitForSquiggles(page, [11], { timeoutMs: 30000 });
+      await waitForSquiggles(page, [8], { timeoutMs: 30000 });
       await runCommand(page, "gradguard: Fix All in This File");
       await waitForSquiggles(page, [], { timeoutMs: 30000 });
       await page.keyboard.press("Control+S");
@@ -339,7 +339,7 @@ describe("gradguard in VS Code (untrusted workspace)", { skip: SCREENSHOT_ONLY }
     await withScreenshot(session, "untrusted", async () => {
       await page.locator(".monaco-workbench", { hasText: "Restricted Mode" }).first().waitFor({ state: "visible", timeout: 60000 });
       await openFile(page, "graph_before_loop.py");
-      await waitForSquiggles(page, [11], { timeoutMs: 180000 });
+      await waitForSquiggles(page, [8], { timeoutMs: 180000 });
       assert.equal(fs.existsSync(marker), false, "the interpreter named by the untrusted workspace ran");
       await session.screenshot("untrusted");
     });

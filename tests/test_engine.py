@@ -29,11 +29,11 @@ SEED = textwrap.dedent(
 def test_seed_case_tells_the_whole_story() -> None:
     (finding,) = analyze(SEED)
     assert finding.code == "GG103"
-    # The squiggle is on the first read of `y` inside the loop.
-    assert (finding.span.line, finding.span.col, finding.span.end_col) == (10, 21, 22)
+    # The squiggle is on the statement to change: `y`, bound before the loop (item 7).
+    assert (finding.span.line, finding.span.col, finding.span.end_col) == (7, 0, 1)
     assert finding.chain == "loss (line 11) <- x_out (line 10) <- y (line 7, before the loop) <- t, a"
     roles = [(r.role, r.span.line) for r in finding.related]
-    assert roles == [("built", 7), ("freed", 12), ("reused", 12)]
+    assert roles == [("built", 7), ("reused", 10), ("freed", 12), ("reused", 12)]
     assert finding.fixes[0].kind == "move-into-loop"
     assert finding.fixes[0].params["stmts"] == [[7, 0, 7, 9]]
 
@@ -55,7 +55,7 @@ def test_backward_without_reuse_is_not_needed_later() -> None:
 
 def test_columns_count_code_points_not_bytes() -> None:
     prefix = "# 训练 🚀 résumé\n"
-    src = SEED.replace("    x_out = t @ (x + y)", "    s = '🚀训练'; x_out = t @ (x + y)")
+    src = SEED.replace("y = t @ a", "s = '🚀训练'; y = t @ a")
     (finding,) = analyze(prefix + src)
     line = (prefix + src).splitlines()[finding.span.line - 1]
     assert line[finding.span.col : finding.span.end_col] == "y"

@@ -11,11 +11,11 @@ rate = torch.tensor(0.3, requires_grad=True)
 amp = torch.tensor(1.0, requires_grad=True)
 optimizer = torch.optim.Adam([rate, amp], lr=0.05)
 
-basis = torch.exp(-rate * t)
+basis = torch.exp(-rate * t)  # expect: GG103
 
 for step in range(100):
     optimizer.zero_grad()
-    pred = amp * basis  # expect: GG103
+    pred = amp * basis
     loss = ((pred - true_signal) ** 2).mean()
     loss.backward()
     optimizer.step()

@@ -17,11 +17,11 @@ classifier = nn.Linear(8, 2)
 optimizer = torch.optim.Adam([*encoder.parameters(), *classifier.parameters()], lr=1e-3)
 x = torch.randn(14, 10)
 y = torch.randint(0, 2, (14,))
-feats = extract_features(encoder, x)
+feats = extract_features(encoder, x)  # expect: GG103
 
 for epoch in range(3):
     optimizer.zero_grad()
-    loss = F.cross_entropy(classifier(feats), y)  # expect: GG103
+    loss = F.cross_entropy(classifier(feats), y)
     loss.backward()
     optimizer.step()
     print(epoch, loss.item())

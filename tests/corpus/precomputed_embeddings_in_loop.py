@@ -14,11 +14,12 @@ loss_fn = nn.CrossEntropyLoss()
 
 tokens = torch.randint(0, vocab, (8, 6))
 labels = torch.randint(0, n_cls, (8,))
-sentence_vecs = embedding(tokens).mean(dim=1)  # "cache" the embeddings
+# "cache" the embeddings
+sentence_vecs = embedding(tokens).mean(dim=1)  # expect: GG103
 
 for epoch in range(5):
     optimizer.zero_grad()
-    logits = classifier(sentence_vecs)  # expect: GG103
+    logits = classifier(sentence_vecs)
     loss = loss_fn(logits, labels)
     loss.backward()
     optimizer.step()

@@ -69,31 +69,34 @@ CODE, MARKUP = types.NotebookCellKind.Code, types.NotebookCellKind.Markup
 
 
 async def test_cross_cell_graph_reuse_lands_in_the_right_cell(client: RecordingClient) -> None:
+    # The squiggle is on the statement to change: `y`, bound in cell 1 and reused by the loop of cell 3.
     nb, c1, c2, c3 = _open(
         client,
         "train.ipynb",
         [("python", CODE, CELL1), ("markdown", MARKUP, MARKDOWN), ("python", CODE, CELL3)],
     )
-    [diagnostic] = await client.wait_for_version(c3, 1)
+    [diagnostic] = await client.wait_for_version(c1, 1)
     assert diagnostic.code == "GG103"
-    # `y` in `    x_out = t @ (x + y)`, the 4th line of cell 3, after two magic lines.
-    assert diagnostic.range == types.Range(types.Position(3, 21), types.Position(3, 22))
-    assert "line 7 of cell 1" in diagnostic.message
+    assert diagnostic.range == types.Range(types.Position(6, 0), types.Position(6, 1))
+    assert "computed on line 7, before the loop" in diagnostic.message  # its own cell's line
+    assert "backward on line 6 of cell 3" in diagnostic.message
     related = diagnostic.related_information or []
     assert related[0].location.uri == c1 and related[0].location.range.start.line == 6
     assert related[1].location.uri == c3 and related[1].location.range.start.line == 5
-    assert await client.wait_for_version(c1, 1) == []
+    # `y` read in `    x_out = t @ (x + y)`, the 4th line of cell 3, after two magic lines.
+    assert related[2].location.uri == c3 and related[2].location.range.start == types.Position(3, 21)
+    assert await client.wait_for_version(c3, 1) == []
 
     hover = await client.text_document_hover_async(
-        types.HoverParams(types.TextDocumentIdentifier(c3), types.Position(3, 21))
+        types.HoverParams(types.TextDocumentIdentifier(c1), types.Position(6, 0))
     )
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
-    assert "y (line 7 of cell 1, before the loop)" in hover.contents.value
+    assert "y (line 7, before the loop)" in hover.contents.value
     assert "Trying to backward through the graph a second time" in hover.contents.value
 
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(
-            types.TextDocumentIdentifier(c3),
+            types.TextDocumentIdentifier(c1),
             diagnostic.range,
             types.CodeActionContext(diagnostics=[diagnostic]),
         )
@@ -125,7 +128,7 @@ async def test_cross_cell_graph_reuse_lands_in_the_right_cell(client: RecordingC
             ),
         )
     )
-    assert await client.wait_for_version(c3, 2, start=mark) == []
+    assert await client.wait_for_version(c1, 2, start=mark) == []
 
 
 async def test_magics_alone_give_no_findings_and_close_clears(client: RecordingClient) -> None:
@@ -146,7 +149,7 @@ async def test_magics_alone_give_no_findings_and_close_clears(client: RecordingC
 async def test_fix_all_in_a_notebook_edits_each_cell(client: RecordingClient) -> None:
     loop = CELL3.split("\n", 2)[2]  # without the magics
     nb, c1, c2 = _open(client, "fixall.ipynb", [("python", CODE, CELL1), ("python", CODE, loop)])
-    [diagnostic] = await client.wait_for_version(c2, 1)
+    [diagnostic] = await client.wait_for_version(c1, 1)
     result = await client.text_document_code_action_async(
         types.CodeActionParams(
             types.TextDocumentIdentifier(c2),

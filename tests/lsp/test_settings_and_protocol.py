@@ -15,7 +15,7 @@ from gradguard.rules import examples
 pytestmark = pytest.mark.asyncio
 
 SEED = examples("GG103")[1][0].source
-UNICODE = SEED.replace("    x_out = t @ (x + y)", '    s = "😀漢字"; x_out = t @ (x + y)')
+UNICODE = SEED.replace("\ny = t @ a", '\ns = "😀漢字"; y = t @ a')
 
 
 @pytest_lsp.fixture(config=CONFIG)
@@ -105,15 +105,15 @@ async def test_pull_diagnostics_when_the_client_supports_them(client: RecordingC
     assert not [p for p in client.pushes if p.uri == uri], "pulled documents are not pushed too"
 
 
-@pytest.mark.parametrize(("encoding", "column"), [("utf-8", 39), ("utf-32", 32), ("utf-16", 33)])
+@pytest.mark.parametrize(("encoding", "column"), [("utf-8", 18), ("utf-32", 11), ("utf-16", 12)])
 async def test_position_encoding_negotiation(client: RecordingClient, encoding: str, column: int) -> None:
     result = await start(client, _root(client), encodings=[encoding])
     assert result.capabilities.position_encoding == encoding
     uri = (_root(client) / "a.py").as_uri()
     open_doc(client, uri, UNICODE)
     [diagnostic] = await client.wait_for_version(uri, 1)
-    assert diagnostic.range.start == types.Position(9, column)
+    assert diagnostic.range.start == types.Position(6, column)
     hover = await client.text_document_hover_async(
-        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(9, column))
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(6, column))
     )
     assert hover is not None

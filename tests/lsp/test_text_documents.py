@@ -46,11 +46,13 @@ async def test_open_publishes_the_finding_with_its_story(client: RecordingClient
     assert d.source == "gradguard"
     assert d.severity == types.DiagnosticSeverity.Error
     assert d.code_description is not None and d.code_description.href.endswith("/GG103")
-    assert d.range == types.Range(types.Position(9, 21), types.Position(9, 22))
+    # On the statement to change: `y`, bound before the loop.
+    assert d.range == types.Range(types.Position(6, 0), types.Position(6, 1))
     related = d.related_information or []
     assert [r.message.split(":")[0] for r in related][:1] == ["graph built here"]
-    assert [r.location.range.start.line for r in related] == [6, 11, 11]
-    assert "freed" in related[1].message and "fails" in related[2].message
+    assert [r.location.range.start.line for r in related] == [6, 11, 9, 11]  # built, freed, reused
+    assert "freed" in related[1].message
+    assert "read in the loop" in related[2].message and "fails" in related[3].message
     assert isinstance(d.data, dict) and d.data["fixes"][0]["kind"] == "move-into-loop"
 
 
@@ -94,7 +96,7 @@ async def test_hover_explains_the_finding(client: RecordingClient) -> None:
     open_doc(client, uri, SEED)
     await client.wait_for_version(uri, 1)
     hover = await client.text_document_hover_async(
-        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(9, 21))
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(6, 0))
     )
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     text = hover.contents.value
@@ -163,7 +165,7 @@ async def test_disable_for_this_line(client: RecordingClient) -> None:
     noqa = next(a for a in found if a.title == "Disable GG103 for this line")
     resolved = await client.code_action_resolve_async(noqa)
     fixed = apply_text_edits(SEED, edits_by_uri(resolved.edit)[uri])
-    assert "    x_out = t @ (x + y)  # noqa: GG103\n" in fixed
+    assert "\ny = t @ a  # noqa: GG103\n" in fixed
     replace_all(client, uri, SEED, fixed, 2)
     assert await client.wait_for_version(uri, 2) == []
 
@@ -192,19 +194,19 @@ async def test_fix_all_applies_every_preferred_fix(client: RecordingClient) -> N
 
 async def test_utf16_columns_after_emoji_and_cjk(client: RecordingClient) -> None:
     uri = _uri(client, "unicode.py")
-    text = SEED.replace("    x_out = t @ (x + y)", '    s = "😀漢字"; x_out = t @ (x + y)')
+    text = SEED.replace("\ny = t @ a", '\ns = "😀漢字"; y = t @ a')
     open_doc(client, uri, text)
     [diagnostic] = await client.wait_for_version(uri, 1)
-    # 32 code points before `y`; the emoji is two UTF-16 units.
-    assert diagnostic.range == types.Range(types.Position(9, 33), types.Position(9, 34))
+    # 11 code points before `y`; the emoji is two UTF-16 units.
+    assert diagnostic.range == types.Range(types.Position(6, 12), types.Position(6, 13))
     hover = await client.text_document_hover_async(
-        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(9, 33))
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(6, 12))
     )
     assert hover is not None
     found = await _actions(client, uri, diagnostic)
     resolved = await client.code_action_resolve_async(found[-1])
     fixed = apply_text_edits(text, edits_by_uri(resolved.edit)[uri])
-    assert '    s = "😀漢字"; x_out = t @ (x + y)  # noqa: GG103\n' in fixed
+    assert '\ns = "😀漢字"; y = t @ a  # noqa: GG103\n' in fixed
 
 
 async def test_close_clears_the_diagnostics(client: RecordingClient) -> None:

@@ -41,7 +41,7 @@ def test_undecodable_files_are_named_and_the_scan_goes_on(in_tmp: Path, capsys) 
     (in_tmp / "f_good.py").write_text(GG103)
     code, out, err = run(capsys)
     assert code == 1
-    assert out.count("GG103") == 2 and "a_good.py:11:22: GG103" in out and "f_good.py:11:22" in out
+    assert out.count("GG103") == 2 and "a_good.py:8:1: GG103" in out and "f_good.py:8:1" in out
     assert "4 files could not be checked." in out
     lines = err.splitlines()
     assert "gradguard: error: b_bad.py: not valid UTF-8: byte 0xff at offset 18; file skipped" in lines
@@ -68,7 +68,7 @@ def test_encoding_cookie_file_is_read_and_written_in_its_encoding(in_tmp: Path, 
     source = "# -*- coding: latin-1 -*-\n" + GG103.replace("measure = ", "note = 'café'\nmeasure = ")
     path.write_bytes(source.encode("latin-1"))
     code, out, _ = run(capsys, "latin.py")
-    assert code == 1 and "latin.py:13:22: GG103" in out
+    assert code == 1 and "latin.py:10:1: GG103" in out
     assert run(capsys, "--fix", "latin.py")[0] == 0
     data = path.read_bytes()
     assert b"caf\xe9" in data and FIXED_LINE.encode() in data
@@ -78,7 +78,7 @@ def test_byte_order_mark_file_keeps_its_mark(in_tmp: Path, capsys) -> None:
     path = in_tmp / "bom.py"
     path.write_bytes(b"\xef\xbb\xbf" + GG103.encode())
     code, out, _ = run(capsys, "bom.py")
-    assert code == 1 and "bom.py:11:22: GG103" in out
+    assert code == 1 and "bom.py:8:1: GG103" in out
     assert run(capsys, "--fix", "bom.py")[0] == 0
     data = path.read_bytes()
     assert data.startswith(b"\xef\xbb\xbf") and not data.startswith(b"\xef\xbb\xbf\xef\xbb\xbf")
@@ -97,7 +97,7 @@ def test_fix_keeps_line_endings(in_tmp: Path, capsys, ending: str) -> None:
     path = in_tmp / "t.py"
     path.write_bytes(source.encode())
     code, out, _ = run(capsys, "t.py")
-    assert code == 1 and "t.py:11:22: GG103" in out
+    assert code == 1 and "t.py:8:1: GG103" in out
     assert run(capsys, "--fix", "t.py")[0] == 0
     data = path.read_bytes().decode()
     if ending == "mixed":
@@ -145,7 +145,7 @@ def test_broken_notebooks_are_named_and_the_scan_goes_on(in_tmp: Path, capsys) -
         (in_tmp / name).write_text(text)
     (in_tmp / "z_good.py").write_text(GG103)
     code, out, err = run(capsys)
-    assert code == 1 and "z_good.py:11:22: GG103" in out
+    assert code == 1 and "z_good.py:8:1: GG103" in out
     for name, (_, message) in BROKEN_NOTEBOOKS.items():
         assert any(line.startswith(f"gradguard: error: {name}: {message}") for line in err.splitlines()), name
     assert run(capsys, "--fix")[0] == 1
@@ -198,7 +198,7 @@ def test_notebook_source_string_or_list(in_tmp: Path, capsys, as_list: bool) -> 
         notebook({"cell_type": "markdown", "metadata": {}, "source": "# title"}, code_cell(source))
     )
     code, out, _ = run(capsys, "nb.ipynb")
-    assert code == 1 and "nb.ipynb:cell 2:11:22: GG103" in out
+    assert code == 1 and "nb.ipynb:cell 2:8:1: GG103" in out
     assert run(capsys, "--fix", "nb.ipynb")[0] == 0
     cell = json.loads(path.read_text())["cells"][1]
     assert isinstance(cell["source"], list) == as_list
@@ -209,7 +209,7 @@ def test_notebook_with_byte_order_mark(in_tmp: Path, capsys) -> None:
     path = in_tmp / "nb.ipynb"
     path.write_bytes(b"\xef\xbb\xbf" + notebook(code_cell(GG103)).encode())
     code, out, _ = run(capsys, "nb.ipynb")
-    assert code == 1 and "nb.ipynb:cell 1:11:22: GG103" in out
+    assert code == 1 and "nb.ipynb:cell 1:8:1: GG103" in out
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
@@ -218,5 +218,5 @@ def test_special_files_in_a_folder_do_not_block_the_scan(in_tmp: Path, capsys) -
     (in_tmp / "broken_link.py").symlink_to(in_tmp / "nowhere.py")
     (in_tmp / "good.py").write_text(GG103)
     code, out, err = run(capsys, ".")
-    assert code == 1 and "good.py:11:22: GG103" in out and "pipe.py" not in out + err
+    assert code == 1 and "good.py:8:1: GG103" in out and "pipe.py" not in out + err
     assert err.startswith("gradguard: error: broken_link.py: cannot read: No such file or directory")

@@ -10,7 +10,7 @@ from robust_util import EXAMPLES, read, survive
 import gradguard
 from gradguard.api import fix_source
 
-GG103 = read(EXAMPLES / "gg103_graph_before_loop.py")  # GG103 on `y` in `x_out = t @ (x + y)`, line 11
+GG103 = read(EXAMPLES / "gg103_graph_before_loop.py")  # GG103 on `y` in `y = t @ a`, line 8
 GG110 = read(EXAMPLES / "gg110_numpy_requires_grad.py")
 
 
@@ -93,10 +93,12 @@ def test_mixed_line_endings_keep_each_line_ending() -> None:
 
 
 def test_tabs_count_one_column() -> None:
-    source = GG103.replace("    ", "\t")
+    # The example's body in a function, indented with tabs: the squiggle (`y`) is on a tabbed line.
+    body = GG103.replace("    ", "\t").splitlines(keepends=True)
+    source = "def main():\n" + "".join(f"\t{line}" if line.strip() else line for line in body)
     assert _flagged_text(source) == "y"
     (finding,) = gradguard.check_source(source)
-    assert finding.span.col == "\tx_out = t @ (x + y)".index("y")
+    assert finding.span.col == "\ty = t @ a".index("y")
     survive(source, fix_all=True)
 
 
@@ -105,11 +107,11 @@ def test_tabs_count_one_column() -> None:
     ['s = "é"; ', 's = "😀😀"; ', "ñandú = 1; ", "变量 = '数据'; ", 's = "\u200b\u0301"; ', 'e = "🧑‍🔬"; '],
 )
 def test_columns_count_code_points_after_non_ascii(before: str) -> None:
-    source = GG103.replace("    x_out = t @ (x + y)", f"    {before}x_out = t @ (x + y)")
+    source = GG103.replace("\ny = t @ a", f"\n{before}y = t @ a")
     (finding,) = gradguard.check_source(source)
     line = source.split("\n")[finding.span.line - 1]
     assert line[finding.span.col : finding.span.end_col] == "y"
-    assert finding.span.col == line.index("(x + y)") + 5
+    assert finding.span.col == line.index("y = t @ a")
     survive(source, fix_all=True)
 
 

@@ -239,7 +239,7 @@ def test_fix_never_writes_through_links_out_of_a_folder(
     assert {p: _stamp(p) for p in victims} == victims
     assert (project / "link.py").is_symlink() and (project / "linked_dir").is_symlink()
     assert "link.py: not fixed: it links to" in err and "outside the paths given" in err
-    assert code == 1 and "link.py:11:22: GG103" in out  # still checked and reported
+    assert code == 1 and "link.py:8:1: GG103" in out  # still checked and reported
     assert "deep.py" not in out  # linked folders are not followed
     assert sorted(p.name for p in project.iterdir()) == ["link.py", "linked_dir", "own.py"]
 

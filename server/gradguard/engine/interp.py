@@ -222,13 +222,13 @@ class Interpreter(Evaluator):
     def s_Assign(self, node: ast.Assign) -> None:
         target = node.targets[0] if len(node.targets) == 1 else None
         # Only a later iteration can fold a previous iteration's value in (check_running_update).
-        self_ref = (
-            bool(self.loops)
-            and isinstance(target, (ast.Name, ast.Attribute))
-            and self.later_iteration()
-            and self.self_ref(node)
+        before = (
+            self.peek(target)
+            if self.loops and isinstance(target, (ast.Name, ast.Attribute)) and self.later_iteration()
+            else None
         )
-        before = self.peek(target) if self_ref and target is not None else None
+        if before is not None and (before.grad is not Grad.GRAPH or not self.self_ref(node)):
+            before = None  # only a graph the statement folds into itself is a running update
         val = self.expr(node.value)
         for t in node.targets:
             self.assign(t, val, node)

@@ -419,7 +419,11 @@ class Reporter:
     ) -> None:
         name, bind_line = self.stale_name(site, loop)
         read = self.first_read(loop.node, name)
-        anchor: ast.AST = read if read is not None else run.call
+        # The squiggle goes on the statement to change: the one before the loop that binds the
+        # graph (the move-into-loop fix moves it); else on the first read in the loop.
+        binder = self.binding_before(loop.node, name, bind_line) or self.build_statement(site, loop, name)
+        bound = _bound_name(binder) if binder is not None else None
+        anchor: ast.AST = bound or binder or read or run.call
         move = self.move_parts(run, loop)
         fixes = [self.fix("GG103", "move-into-loop", "move-into-loop", **move)] if move else []
         related = [
@@ -427,6 +431,8 @@ class Reporter:
             freed,
             self.next_iteration_fails(run),
         ]
+        if binder is not None and read is not None:
+            related.insert(1, Related(self.span(read), f"read in the loop here: {name}", "reused"))
         self.add(
             "GG103",
             anchor,
@@ -435,6 +441,36 @@ class Reporter:
             fixes,
             chain,
         )
+
+    def binding_before(self, loop: ast.AST, name: str, line: int) -> ast.stmt | None:
+        """The statement before ``loop``, in its block, on ``line``, that assigns ``name``."""
+        block = self.blocks.get(id(loop))
+        if block is None or not isinstance(loop, ast.stmt):
+            return None
+        for stmt in reversed(block[: next((i for i, t in enumerate(block) if t is loop), 0)]):
+            targets = (
+                stmt.targets
+                if isinstance(stmt, ast.Assign)
+                else [stmt.target]
+                if isinstance(stmt, (ast.AnnAssign, ast.AugAssign))
+                else []
+            )
+            if stmt.lineno == line and any(
+                isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t)
+            ):
+                return stmt
+        return None
+
+    def build_statement(self, site: Site, loop: LoopFrame, name: str) -> ast.stmt | None:
+        """The innermost statement that built the value ``name`` held when the loop began (in a
+        helper the program called before the loop, say)."""
+        val = loop.starts.get(1, {}).get(name)
+        root = val.root if val is not None and val.root is not None else site
+        inside = {id(n) for n in ast.walk(loop.node)}
+        for stmt in reversed(root.stmts):
+            if id(stmt) not in inside and isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                return stmt
+        return None
 
     def stale_name(self, site: Site, loop: LoopFrame) -> tuple[str, int]:
         """The pre-loop name through which the loop reaches the stale graph (read first in the loop)."""
@@ -957,6 +993,14 @@ def _format(template: str, fields: dict[str, Any]) -> str:
 def _module_calls(val: Val, call: Site) -> int:
     """How many calls of ``call``'s module made ``val``'s graph."""
     return sum(1 for s in val.sites if s.module is call.module and s.call_args)
+
+
+def _bound_name(stmt: ast.stmt) -> ast.expr | None:
+    """The name (or attribute) a single-target assignment binds: the squiggle of a stale graph."""
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
+    if len(targets) == 1 and isinstance(targets[0], (ast.Name, ast.Attribute)):
+        return targets[0]
+    return None
 
 
 def _left_loop(first: tuple[tuple[int, int], ...], later: tuple[tuple[int, int], ...]) -> bool:

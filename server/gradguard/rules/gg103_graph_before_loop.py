@@ -4,7 +4,9 @@
 
 Finds a value computed with autograd recording *before* a loop and read inside
 the loop by a loss that is backpropagated in every iteration. The squiggle is
-on the first read of that value inside the loop.
+on the name the value is bound to before the loop (the statement to move into
+the loop), also when a helper called before the loop built it; the first read
+inside the loop and the backward are related locations.
 
 ## Why is this bad
 
@@ -25,9 +27,9 @@ the parameters change but the pre-loop value still holds the old result.
 ```python
 t = torch.eye(2, dtype=torch.float64, requires_grad=True)
 a = torch.ones(2, dtype=torch.float64, requires_grad=True)
-y = t @ a
+y = t @ a  # GG103: y's graph is reused by every iteration
 for _ in range(2):
-    x_out = t @ (x + y)  # GG103: y's graph is reused every iteration
+    x_out = t @ (x + y)
     loss = measure(x_out, x)
     loss.backward()
 ```
@@ -157,7 +159,7 @@ for _ in range(2):
     loss = measure(x_out, x)
     loss.backward()
 """,
-        line=10,
+        line=7,
         error="RuntimeError: Trying to backward through the graph a second time",
     ),
     Invalid(
@@ -175,7 +177,7 @@ for step in range(5):
     loss.backward()
     opt.step()
 """,
-        line=10,
+        line=7,
         error="RuntimeError: Trying to backward through the graph a second time",
     ),
     Invalid(
@@ -197,7 +199,7 @@ for epoch in range(3):
     loss.backward()
     opt.step()
 """,
-        line=14,
+        line=11,
         error="RuntimeError: Trying to backward through the graph a second time",
     ),
 ]
