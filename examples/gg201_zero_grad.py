@@ -1,14 +1,22 @@
-# gradguard reports GG201 (zero-grad-missing-or-misplaced) on line 13.
+# gradguard reports GG201 (zero-grad-missing-or-misplaced) on line 15.
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 torch.manual_seed(0)
-model = nn.Linear(4, 1)
-optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
-criterion = nn.MSELoss()
-x = torch.randn(32, 4)
-y = torch.randn(32, 1)
-for epoch in range(5):
-    loss = criterion(model(x), y)
+model = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3))
+x = torch.randn(4, 6)
+y = torch.randint(0, 3, (4,))
+delta = torch.zeros_like(x, requires_grad=True)
+deltas, used = [], []
+for step in range(3):
+    deltas.append(delta.detach().clone())
+    loss = F.cross_entropy(model(x + delta), y)
     loss.backward()
-    optimizer.step()
+    used.append(delta.grad.clone())
+    delta.data = delta.data + 0.01 * delta.grad.sign()
+
+
+def fresh_grad(d):
+    d = d.clone().requires_grad_(True)
+    return torch.autograd.grad(F.cross_entropy(model(x + d), y), d)[0]

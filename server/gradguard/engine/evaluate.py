@@ -437,6 +437,7 @@ class Evaluator:
                     info=base.info if isinstance(base.info, ModuleInst) else None,  # whose parameters
                 )
             if attr == "grad":
+                self.leaf_grad_read(node, base)
                 return Val(Grad.NONE, Ty.TENSOR, shape=base.shape, obj=object())
             if attr in ("T", "mT", "H"):
                 if base.requires_grad:
@@ -607,6 +608,10 @@ class Evaluator:
         for v in list(args) + list(kwargs.values()):
             if v.taints:
                 self.rep.exempt_taints(v.taints)
+            if v.grad is Grad.LEAF and v.obj is not None and self.st is not None:
+                key = self.leaf_grad_key(v.obj)
+                if key in self.st.env:
+                    self.st.env[key] = Val(Grad.NONE, Ty.OTHER)  # unknown code may clear its grad
             if v.ty is Ty.OPTIMIZER and isinstance(v.info, OptimizerInfo):
                 self.set_grads(v.info, None)
             elif v.module is not None and v.ty in (Ty.MODULE, Ty.PARAMS):
@@ -953,8 +958,56 @@ class Evaluator:
             if objs is None or info.objs & objs:
                 self.set_grads(info, None)
 
+    # -- what an input tensor's `.grad` holds (GG201, "input"): a leaf the code made itself -------
+
+    # Its cell holds flags: "pending" (a backward added to it since it was last read or cleared),
+    # "read" (read since it was last cleared), and the backward that added after a read. A cell
+    # whose info is None: not known (handed to code we do not follow).
+    @staticmethod
+    def leaf_grad_key(obj: object) -> str:
+        return f"@leafgrad{id(obj)}"
+
+    def leaf_grads_added(self, val: Val) -> None:
+        st = self.st
+        if st is None or not self.loops:
+            return
+        stmt = self.stmt_stack[-1] if self.stmt_stack else None
+        for site in val.sites:
+            for v in site.inputs:
+                if v.grad is not Grad.LEAF or v.obj is None or v.info is not None:
+                    continue  # parameters (their optimizer or module clears them) are not followed
+                key = self.leaf_grad_key(v.obj)
+                cell = st.env.get(key)
+                flags = cell.info if cell is not None else frozenset()
+                if not isinstance(flags, frozenset):
+                    continue
+                after_read = "read" in flags and stmt is not None and not _backward_of(flags)
+                st.env[key] = Val(
+                    Grad.NONE, Ty.OTHER, info=flags | {"pending", *([stmt] if after_read else [])}
+                )
+
+    def leaf_grad_read(self, node: ast.Attribute, base: Val) -> None:
+        st = self.st
+        if st is None or base.grad is not Grad.LEAF or base.obj is None or base.info is not None:
+            return
+        key = self.leaf_grad_key(base.obj)
+        cell = st.env.get(key)
+        if cell is None or not isinstance(cell.info, frozenset):
+            return
+        if id(node) in self.grad_clears():
+            st.env[key] = Val(Grad.NONE, Ty.OTHER, info=frozenset())  # `x.grad.zero_()`, `x.grad = None`
+            return
+        backward = _backward_of(cell.info)
+        if {"read", "pending"} <= cell.info and backward is not None and self.loops:
+            self.rep.input_grad_accumulates(backward, node)
+        st.env[key] = Val(Grad.NONE, Ty.OTHER, info=frozenset({"read"}))
+
+    def grad_clears(self) -> frozenset[int]:  # provided by the Interpreter
+        return frozenset()
+
     def grads_added(self, val: Val) -> None:
         """A backward adds into the `.grad` of every parameter its graph reaches."""
+        self.leaf_grads_added(val)
         if not self.optimizers:
             return
         # A module's own parameters (its sub-modules make sites of their own).
@@ -1434,6 +1487,10 @@ class Evaluator:
         info = recv.info
         if name == "zero_grad" and isinstance(info, OptimizerInfo):
             self.set_grads(info, frozenset())
+            if self.st is not None:
+                for obj in info.objs:  # leaves handed to the optimizer itself
+                    if self.leaf_grad_key(obj) in self.st.env:
+                        self.st.env[self.leaf_grad_key(obj)] = Val(Grad.NONE, Ty.OTHER, info=frozenset())
             return NONE_VAL
         if name == "step" and isinstance(info, OptimizerInfo) and (node.args or node.keywords):
             self.set_grads(info, None)  # a closure runs its own backward passes

@@ -49,6 +49,7 @@ class Interpreter(Evaluator):
         self._self_instances: dict[str, Val] = {}
         self._backprop_funcs: set[str] | None = None
         self._feeds: dict[tuple[int, str, int], bool] = {}
+        self._grad_clears: frozenset[int] | None = None
         self._self_refs: dict[int, bool] = {}
 
     # -- entry point ---------------------------------------------------------------
@@ -65,6 +66,25 @@ class Interpreter(Evaluator):
             if self.rep.relevant(func):
                 self.analyse_standalone(func, cls)
         self.rep.finish()
+
+    def grad_clears(self) -> frozenset[int]:
+        """The `x.grad` nodes that clear it rather than read it: assigned (`x.grad = None`) or
+        changed in place (`x.grad.zero_()`, `x.grad.data.zero_()`). Found once, when first asked."""
+        if self._grad_clears is None:
+            out: set[int] = set()
+            for node in ast.walk(self.tree):
+                if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    out.update(id(t) for t in targets if isinstance(t, ast.Attribute) and t.attr == "grad")
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                    if node.func.attr.endswith("_") and not node.func.attr.startswith("_"):
+                        recv = node.func.value
+                        if isinstance(recv, ast.Attribute) and recv.attr == "data":
+                            recv = recv.value
+                        if isinstance(recv, ast.Attribute) and recv.attr == "grad":
+                            out.add(id(recv))
+            self._grad_clears = frozenset(out)
+        return self._grad_clears
 
     def all_functions(self) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo | None]]:
         """Every function and method of the file, with the class a method belongs to."""

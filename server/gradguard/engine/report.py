@@ -962,6 +962,25 @@ class Reporter:
         if dead:
             self.findings.setdefault((finding.code, finding.span), finding)
 
+    def input_grad_accumulates(self, backward: ast.AST, read: ast.Attribute) -> None:
+        """A tensor's `.grad` read in a loop after a backward that added onto what an earlier
+        iteration left there (and read): nothing cleared it, so the read sees their running sum."""
+        name = self.text(read.value)
+        fixes = []
+        if isinstance(backward, ast.stmt) and isinstance(read.value, (ast.Name, ast.Attribute)):
+            fixes.append(
+                self.fix(
+                    "GG201",
+                    "clear-input-grad",
+                    "insert-before",
+                    anchor=self.span(backward),
+                    text=f"{name}.grad = None",
+                )
+            )
+        related = [Related(self.span(read), f"reads the running sum: {self.text(read)}", "reused")]
+        fields = {"name": name, "read_line": read.lineno}
+        self.add("GG201", backward, fields, related, fixes, variant="input")
+
     def grads_never_cleared(self, step: ast.Call, backward: ast.AST) -> None:
         """GG201 found by following `.grad` through the program (helpers and methods included): the
         backward that added onto applied gradients, and the step that applies them again. Reported at

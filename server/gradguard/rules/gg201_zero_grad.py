@@ -11,6 +11,11 @@ itself. The finding made by following `.grad` has no automatic fix: where to
 clear depends on whether gradients are meant to accumulate over several
 backward passes before a step.
 
+The same holds for a tensor the code makes itself and reads `.grad` of in a loop
+(an adversarial perturbation, an input being optimised by hand): a `backward()`
+that adds onto what an earlier iteration left and read there, with nothing
+clearing it (`x.grad = None`, `x.grad.zero_()`), is reported on that backward.
+
 ## Why is this bad
 `backward()` adds into `.grad`; it never overwrites. Nothing raises, but:
 
@@ -49,6 +54,9 @@ meant to accumulate gradients over several batches, make that explicit: clear
 them under the same condition that steps (`if (i + 1) % k == 0:`), which
 gradguard recognises.
 
+For a tensor's own `.grad`, clear it before each `backward()` (`delta.grad = None`)
+or after reading it (`delta.grad.zero_()`).
+
 ## When it does not fire
 When any `zero_grad()` of the optimizer or of the model runs in the loop outside
 the backward-to-step window, when gradients are cleared by hand
@@ -77,6 +85,10 @@ RULE = Rule(
             "Move `zero_grad()` before `backward()`",
             "None; between backward and step it discards the gradient the step needs.",
         ),
+        "clear-input-grad": (
+            "Clear the tensor's `.grad` before `backward()`",
+            "Each read sees only that iteration's gradient; the tensor's update rule is unchanged.",
+        ),
     },
     variants={
         # Found by following `.grad` through calls (the step and backward may sit in methods).
@@ -84,6 +96,10 @@ RULE = Rule(
             "this backward adds to gradients that an earlier `{optimizer}.step()` already applied: nothing "
             "clears `.grad` (`zero_grad()`) in between, so the step on line {step_line} applies the stale "
             "gradients again"
+        ),
+        "input": (
+            "this backward adds to `{name}.grad`, which still holds what earlier iterations added: nothing "
+            "clears it in this loop, so the read on line {read_line} sees their running sum"
         ),
         "misplaced": (
             "`{optimizer}.zero_grad()` runs after the backward on line {backward_line} and before the step "
@@ -152,6 +168,35 @@ for i in range(6):
 ]
 
 INVALID: list[Invalid] = [
+    # An input perturbation's `.grad` read every attack step and never cleared: each step
+    # follows the running sum of all earlier steps' gradients.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3))
+x = torch.randn(4, 6)
+y = torch.randint(0, 3, (4,))
+delta = torch.zeros_like(x, requires_grad=True)
+deltas, used = [], []
+for step in range(3):
+    deltas.append(delta.detach().clone())
+    loss = F.cross_entropy(model(x + delta), y)
+    loss.backward()
+    used.append(delta.grad.clone())
+    delta.data = delta.data + 0.01 * delta.grad.sign()
+
+
+def fresh_grad(d):
+    d = d.clone().requires_grad_(True)
+    return torch.autograd.grad(F.cross_entropy(model(x + d), y), d)[0]
+""",
+        line=14,
+        effect="not torch.allclose(used[1], fresh_grad(deltas[1]))",
+    ),
     # Missing: the stored gradient is the running sum, several times the
     # current batch's own gradient.
     Invalid(
