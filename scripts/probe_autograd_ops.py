@@ -232,6 +232,9 @@ def _specs() -> list[Spec]:
         # --- SAVES_OTHER (hand-written) ---
         S("mul", ms, A, B),
         S("multiply", ms, A, B),
+        # elementwise min/max of two tensors (also `torch.min(a, b)` / `torch.max(a, b)`)
+        S("minimum", ms, A, B),
+        S("maximum", ms, A, B),
         S("div", ms, A, POS),
         S("divide", ms, A, POS),
         S("true_divide", ms, A, POS),

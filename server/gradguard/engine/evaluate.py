@@ -1278,7 +1278,9 @@ class Evaluator:
             return Val(Grad.UNKNOWN, Ty.UNKNOWN) if recv.requires_grad else UNKNOWN
         if name in ("max", "min", "sort", "topk", "median", "mode", "kthvalue") and (args or kwargs):
             if name in ("max", "min") and args and args[0].is_tensor:
-                return UNKNOWN  # elementwise max/min of two tensors
+                # The elementwise max/min of two tensors: torch.maximum / torch.minimum.
+                pair = "maximum" if name == "max" else "minimum"
+                return self.tensor_op(pair, node, recv, args, kwargs, arg_nodes, first_arg, method)
             if not (args and args[0].ty is Ty.NUMBER or "dim" in kwargs or name in ("sort", "topk")):
                 return UNKNOWN
             # (values, indices): the values carry the graph (and keep the input for backward).
