@@ -49,7 +49,7 @@ class Interpreter(Evaluator):
         self._self_instances: dict[str, Val] = {}
         self._backprop_funcs: set[str] | None = None
         self._feeds: dict[tuple[int, str, int], bool] = {}
-        self._grad_clears: frozenset[int] | None = None
+        self._grad_clears: dict[int, frozenset[int]] = {}  # by statement
         self._self_refs: dict[int, bool] = {}
 
     # -- entry point ---------------------------------------------------------------
@@ -68,11 +68,15 @@ class Interpreter(Evaluator):
         self.rep.finish()
 
     def grad_clears(self) -> frozenset[int]:
-        """The `x.grad` nodes that clear it rather than read it: assigned (`x.grad = None`) or
-        changed in place (`x.grad.zero_()`, `x.grad.data.zero_()`). Found once, when first asked."""
-        if self._grad_clears is None:
+        """The `x.grad` nodes of the current statement that clear it rather than read it: assigned
+        (`x.grad = None`) or changed in place (`x.grad.zero_()`, `x.grad.data.zero_()`)."""
+        stmt = self.stmt_stack[-1] if self.stmt_stack else None
+        if stmt is None:
+            return frozenset()
+        found = self._grad_clears.get(id(stmt))
+        if found is None:
             out: set[int] = set()
-            for node in ast.walk(self.tree):
+            for node in ast.walk(stmt):
                 if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                     out.update(id(t) for t in targets if isinstance(t, ast.Attribute) and t.attr == "grad")
@@ -83,8 +87,8 @@ class Interpreter(Evaluator):
                             recv = recv.value
                         if isinstance(recv, ast.Attribute) and recv.attr == "grad":
                             out.add(id(recv))
-            self._grad_clears = frozenset(out)
-        return self._grad_clears
+            found = self._grad_clears[id(stmt)] = frozenset(out)
+        return found
 
     def all_functions(self) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo | None]]:
         """Every function and method of the file, with the class a method belongs to."""
