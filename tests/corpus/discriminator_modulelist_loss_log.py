@@ -1,7 +1,6 @@
 # corpus: a discriminator's forward loops over a ModuleList of different layers; the training step logs the generator loss tensor in a dict of lists
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 
 class Discriminator(nn.Module):
@@ -11,11 +10,11 @@ class Discriminator(nn.Module):
 
     def forward(self, x):
         feats = []
-        for i, layer in enumerate(self.layers):
+        for depth, layer in enumerate(self.layers):
             x = layer(x)
-            if i < len(self.layers) - 1:
-                x = F.leaky_relu(x, 0.2)
             feats.append(x)
+            if depth + 1 < len(self.layers):
+                x = torch.tanh(x)
         return feats[:-1], feats[-1]
 
 
