@@ -1497,6 +1497,8 @@ class Evaluator:
         if name == "step" and isinstance(info, OptimizerInfo) and (node.args or node.keywords):
             self.set_grads(info, None)  # a closure runs its own backward passes
         if name == "step" and isinstance(info, OptimizerInfo):
+            for frame in self.loops:
+                frame.stepped = True
             flags = self.grads(info)
             if flags is not None and {"new", "applied"} <= flags:
                 # New gradients were added to ones an earlier step already applied: nothing

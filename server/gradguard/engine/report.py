@@ -28,6 +28,7 @@ _INPLACE = re.compile(r"[a-z]_\(|[-+*/]=|\]\s*=[^=]")
 _ACCUMULATES = re.compile(r"\+=|\.append\(|= *\w+ *\+")
 _LOOPS = re.compile(r"^\s*(for|while)\b", re.M)
 _GRAPH_WORDS = re.compile(r"loss|criterion|model|net\b|torch\.|F\.|self\.\w+\(")
+_STEPS = re.compile(r"\.step\(")  # an optimizer's step, as text (optimizers we cannot resolve)
 _FREEZES = re.compile(r"requires_grad\s*=\s*False|requires_grad_\(\s*False")
 
 
@@ -641,11 +642,25 @@ class Reporter:
             )
             return
 
+    def steps_around(self, loop: LoopFrame) -> bool:
+        """Does an optimizer step in this loop, or in the function (or module code) around it?
+        Followed steps count, and `.step(` in the text for optimizers the engine cannot resolve."""
+        if loop.stepped:
+            return True
+        scope = loop.scope
+        if scope is None:
+            return bool(_STEPS.search(self.source))
+        return self.mentions(scope, _STEPS)
+
     def masked(
         self, run: BackwardRun, site: Site, first: BackwardRun, loop: LoopFrame | None, code: str, chain: str
     ) -> None:
         kw = first.retain_kw
         if kw is None:
+            return
+        if loop is not None and not self.steps_around(loop):
+            # No optimizer steps around this loop: several passes over one graph are what it
+            # wants (saliency per class, gradient checks), not training (rule scope by intent).
             return
         real: dict[str, Any] | None = None
         if code == "GG103" and loop is not None:

@@ -97,3 +97,5 @@ class LoopFrame:
     starts: dict[int, dict[str, Val]] = field(default_factory=dict)
     breaks: list[State] = field(default_factory=list)
     continues: list[State] = field(default_factory=list)
+    stepped: bool = False  # an optimizer's step() ran in it (directly or in a function it called)
+    scope: ast.AST | None = None  # the function it is in (None: module code)

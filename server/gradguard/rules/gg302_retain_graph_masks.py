@@ -56,8 +56,11 @@ silent cost back into the original error, which is at least honest.
 
 ## When it does not fire
 When `retain_graph=True` serves a real second pass over the same graph within
-one iteration (two losses, a backward then a gradient inspection), and when the
-loop carries nothing across iterations (then the flag is merely unnecessary).
+one iteration (two losses, a backward then a gradient inspection), when the
+loop carries nothing across iterations (then the flag is merely unnecessary),
+and when no optimizer steps in the loop or the function around it: several
+passes over one forward are then what the code wants (a saliency map per
+class, a gradient check), not a training loop.
 """  # noqa: E501 (torch's error messages are quoted verbatim)
 
 from __future__ import annotations
@@ -85,6 +88,23 @@ RULE = Rule(
 )
 
 VALID: list[Valid] = [
+    # One forward, one backward per class for its saliency map: no optimizer, nothing trains.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+x = torch.randn(5, 4, requires_grad=True)
+scores = model(x)
+saliency = []
+for c in range(3):
+    scores[:, c].sum().backward(retain_graph=True)
+    saliency.append(x.grad.abs().clone())
+    x.grad = None
+"""
+    ),
     # Two losses over one graph within an iteration: the flag is needed.
     Valid(
         """\
