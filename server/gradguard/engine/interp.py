@@ -607,7 +607,11 @@ class Interpreter(Evaluator):
         exact: bool = False,
         every: bool = False,
     ) -> None:
-        frame = LoopFrame(node, scope=self.frames[-1].func if self.frames else None)
+        frame = LoopFrame(
+            node,
+            scope=self.frames[-1].func if self.frames else None,
+            parent=self.loops[-1] if self.loops else None,
+        )
         self.loops.append(frame)
         # The second iteration meets what the first freed. An inner loop needs it only while every
         # enclosing loop is in its first iteration: later ones would repeat the same findings.

@@ -76,6 +76,8 @@ class Reporter:
         self.raised = False  # a finding of an error torch raises was just made (the path ends)
         # GG201 found through `.grad` (see finish): the backward's span -> (step, backward statement)
         self.pending_steps: dict[Span, tuple[ast.Call, ast.AST]] = {}
+        # GG302 in a loop with no optimizer step seen yet (see masked): kept until the end.
+        self.pending_masks: dict[Span, tuple[Finding, LoopFrame]] = {}
         # Syntax facts of loops, asked once each; only during the analysis, while the tree is alive.
         self._first_reads: dict[tuple[int, str], ast.Name | None] = {}
         self._read_first: dict[tuple[int, str], bool] = {}
@@ -211,6 +213,9 @@ class Reporter:
         return sorted(self.findings.values(), key=lambda f: (f.span, f.code))
 
     def finish(self) -> None:
+        for finding, loop in self.pending_masks.values():
+            if self.steps_around(loop):
+                self.findings.setdefault((finding.code, finding.span), finding)
         for span, (step, backward) in self.pending_steps.items():
             if ("GG201", span) not in self.findings and not any(
                 f.code == "GG201" and any(r.span == self.span(step) for r in f.related)
@@ -643,10 +648,15 @@ class Reporter:
             return
 
     def steps_around(self, loop: LoopFrame) -> bool:
-        """Does an optimizer step in this loop, or in the function (or module code) around it?
-        Followed steps count, and `.step(` in the text for optimizers the engine cannot resolve."""
-        if loop.stepped:
-            return True
+        """Does an optimizer step in this loop or a loop around it (steps followed into the
+        functions they call count), or in the text of the function (or module code) around it
+        (for optimizers the engine cannot resolve)? Rule scope by intent: several passes over one
+        graph without a step are what the code wants (saliency per class, gradient checks)."""
+        frame: LoopFrame | None = loop
+        while frame is not None:
+            if frame.stepped:
+                return True
+            frame = frame.parent
         scope = loop.scope
         if scope is None:
             return bool(_STEPS.search(self.source))
@@ -657,10 +667,6 @@ class Reporter:
     ) -> None:
         kw = first.retain_kw
         if kw is None:
-            return
-        if loop is not None and not self.steps_around(loop):
-            # No optimizer steps around this loop: several passes over one graph are what it
-            # wants (saliency per class, gradient checks), not training (rule scope by intent).
             return
         real: dict[str, Any] | None = None
         if code == "GG103" and loop is not None:
@@ -694,7 +700,7 @@ class Reporter:
         }
         # Dropping the keyword alone would turn the hint into a crash: only with the real fix.
         fixes = [self.fix("GG302", "real-fix", "multi", parts=[real, drop])] if real else []
-        self.add(
+        finding = self.add(
             "GG302",
             kw,
             {"masks": masks},
@@ -706,6 +712,10 @@ class Reporter:
             chain,
             span=self.span(kw),
         )
+        if loop is not None and not self.steps_around(loop):
+            # Decided at the end: an enclosing loop may step the optimizer later in its iteration.
+            self.findings.pop((finding.code, finding.span), None)
+            self.pending_masks.setdefault(finding.span, (finding, loop))
 
     # -- GG106, GG109, GG202 -----------------------------------------------------------
 

@@ -99,3 +99,4 @@ class LoopFrame:
     continues: list[State] = field(default_factory=list)
     stepped: bool = False  # an optimizer's step() ran in it (directly or in a function it called)
     scope: ast.AST | None = None  # the function it is in (None: module code)
+    parent: LoopFrame | None = None  # the loop around it, if any (also across calls)
