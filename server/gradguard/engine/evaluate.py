@@ -45,6 +45,10 @@ MAX_INLINE_DEPTH = 6
 MAX_INLINES = 400
 
 
+# A loop or comprehension over a known sequence is followed element by element up to this length.
+MAX_EXACT_ELEMENTS = 8
+
+
 @dataclass(slots=True)
 class Frame:
     func: ast.FunctionDef | ast.AsyncFunctionDef
@@ -609,9 +613,8 @@ class Evaluator:
             if v.taints:
                 self.rep.exempt_taints(v.taints)
             if v.grad is Grad.LEAF and v.obj is not None and self.st is not None:
-                key = self.leaf_grad_key(v.obj)
-                if key in self.st.env:
-                    self.st.env[key] = Val(Grad.NONE, Ty.OTHER)  # unknown code may clear its grad
+                if self.leaf_grad_key(v.obj) in self.st.env:
+                    self.set_leaf_grads(v.obj, None)  # unknown code may clear its grad
             if v.ty is Ty.OPTIMIZER and isinstance(v.info, OptimizerInfo):
                 self.set_grads(v.info, None)
             elif v.module is not None and v.ty in (Ty.MODULE, Ty.PARAMS):
@@ -910,7 +913,7 @@ class Evaluator:
         memo: dict[int, ModuleInst] = {}
         new = inst.clone(memo)
         if self.st is not None:
-            copies = {m.key: memo_new.key for m in _modules(inst) if (memo_new := memo.get(id(m)))}
+            copies = {m.key: memo_new.key for m in inst.modules() if (memo_new := memo.get(id(m)))}
             for key, val in list(self.st.env.items()):
                 head, dot, attr = key.partition(".")
                 if dot and head in copies:
@@ -967,6 +970,10 @@ class Evaluator:
     def leaf_grad_key(obj: object) -> str:
         return f"@leafgrad{id(obj)}"
 
+    def set_leaf_grads(self, obj: object, flags: frozenset[object] | None) -> None:
+        if self.st is not None:
+            self.st.env[self.leaf_grad_key(obj)] = Val(Grad.NONE, Ty.OTHER, info=flags)
+
     def leaf_grads_added(self, val: Val) -> None:
         st = self.st
         if st is None or not self.loops:
@@ -982,9 +989,7 @@ class Evaluator:
                 if not isinstance(flags, frozenset):
                     continue
                 after_read = "read" in flags and stmt is not None and not _backward_of(flags)
-                st.env[key] = Val(
-                    Grad.NONE, Ty.OTHER, info=flags | {"pending", *([stmt] if after_read else [])}
-                )
+                self.set_leaf_grads(v.obj, flags | {"pending", *([stmt] if after_read else [])})
 
     def leaf_grad_read(self, node: ast.Attribute, base: Val) -> None:
         st = self.st
@@ -995,12 +1000,12 @@ class Evaluator:
         if cell is None or not isinstance(cell.info, frozenset):
             return
         if id(node) in self.grad_clears():
-            st.env[key] = Val(Grad.NONE, Ty.OTHER, info=frozenset())  # `x.grad.zero_()`, `x.grad = None`
+            self.set_leaf_grads(base.obj, frozenset())  # `x.grad.zero_()`, `x.grad = None`
             return
         backward = _backward_of(cell.info)
         if {"read", "pending"} <= cell.info and backward is not None and self.loops:
             self.rep.input_grad_accumulates(backward, node)
-        st.env[key] = Val(Grad.NONE, Ty.OTHER, info=frozenset({"read"}))
+        self.set_leaf_grads(base.obj, frozenset({"read"}))
 
     def grad_clears(self) -> frozenset[int]:  # provided by the Interpreter
         return frozenset()
@@ -1492,7 +1497,7 @@ class Evaluator:
             if self.st is not None:
                 for obj in info.objs:  # leaves handed to the optimizer itself
                     if self.leaf_grad_key(obj) in self.st.env:
-                        self.st.env[self.leaf_grad_key(obj)] = Val(Grad.NONE, Ty.OTHER, info=frozenset())
+                        self.set_leaf_grads(obj, frozenset())
             return NONE_VAL
         if name == "step" and isinstance(info, OptimizerInfo) and (node.args or node.keywords):
             self.set_grads(info, None)  # a closure runs its own backward passes
@@ -1724,10 +1729,10 @@ class Evaluator:
             self.escape(args, kwargs)
             return UNKNOWN
         if fval.module is not None:
-            binding = _binding(info)
-            if binding == "classmethod":
+            bound = binding(info)
+            if bound == "classmethod":
                 args = [OTHER, *args]  # the class: not modelled
-            elif binding == "method":
+            elif bound == "method":
                 receiver = Ty.MODULE if fval.module.kind == "user" else Ty.OTHER
                 args = [Val(Grad.NONE, receiver, module=fval.module), *args]
         return self.inline(info, args, kwargs, node, self_inst=None)
@@ -2144,17 +2149,6 @@ def _dict_get(d: Val, key: ast.expr) -> Val:
 LIST_DEFAULT = "defaultdict(list)"
 
 
-def _modules(inst: ModuleInst) -> list[ModuleInst]:
-    """A module and all its sub-modules."""
-    out = [inst]
-    for child in list(inst.children.values()) + inst.seq_children:
-        out.extend(_modules(child))
-    return out
-
-
-MAX_EXACT_ELEMENTS = 8  # a comprehension over a known sequence is followed element by element up to this
-
-
 def _backward_of(flags: frozenset[object]) -> ast.AST | None:
     """The backward statement recorded in an optimizer's `.grad` state (see grads_added)."""
     return next((f for f in flags if isinstance(f, ast.AST)), None)
@@ -2165,7 +2159,7 @@ def _key_val(key: object) -> Val:
     return Val(Grad.NONE, Ty.OTHER if isinstance(key, str) else Ty.NUMBER, lit=(key,))
 
 
-def _binding(func: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+def binding(func: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     """What a call through an instance binds first: the instance, the class, or nothing."""
     for dec in func.decorator_list:
         if isinstance(dec, ast.Name) and dec.id in ("staticmethod", "classmethod"):

@@ -15,7 +15,16 @@ from typing import Any
 
 from . import torchapi as api
 from .classes import ClassInfo, is_module_base, record_fields
-from .evaluate import Evaluator, Frame, _key_val, _store_item, acc_taints, carries_graph
+from .evaluate import (
+    MAX_EXACT_ELEMENTS,
+    Evaluator,
+    Frame,
+    _key_val,
+    _store_item,
+    acc_taints,
+    binding,
+    carries_graph,
+)
 from .report import Reporter, name_loads
 from .state import LoopFrame, State, join_states
 from .values import (
@@ -35,7 +44,6 @@ from .values import (
 
 _STMT_DISPATCH: dict[type, Any] = {}
 MAX_UNROLL_DEPTH = 4
-MAX_EXACT_ITERATIONS = 8  # a loop over a known sequence runs once per element up to this length
 _TRAINING_LOOP = re.compile(r"\.backward\(")
 _BACKPROP = re.compile(r"backward|autograd")
 
@@ -102,7 +110,7 @@ class Interpreter(Evaluator):
         params = func.args.posonlyargs + func.args.args
         for a in params + func.args.kwonlyargs:
             st.env[a.arg] = UNKNOWN
-        if cls is not None and params and not self.is_static(func):
+        if cls is not None and params and binding(func) == "method":
             inst = self._self_instances.get(cls.node.name)
             if inst is None:
                 self.st = State()
@@ -114,11 +122,6 @@ class Interpreter(Evaluator):
             self.block(func.body)
         finally:
             self.frames.pop()
-
-    def is_static(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-        return any(
-            isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in func.decorator_list
-        )
 
     # -- classes --------------------------------------------------------------------
 
@@ -542,38 +545,38 @@ class Interpreter(Evaluator):
             return
         exact = iter_val.elts if iter_val.ty in (Ty.LIST, Ty.TUPLE) else None
         keys = iter_val.keys if iter_val.ty is Ty.DICT and iter_val.elts is not None else None
-        if keys and len(keys) <= MAX_EXACT_ITERATIONS and any(carries_graph(e) for e in iter_val.elts or ()):
+        if keys and len(keys) <= MAX_EXACT_ELEMENTS and any(carries_graph(e) for e in iter_val.elts or ()):
             # Over a dict of graph values (`for key in losses:`): one iteration per key, in order.
-            key_vals = [_key_val(k) for k in keys]
-
-            def each_key() -> None:
-                self.assign(node.target, key_vals[self.loops[-1].iteration - 1], node)
-
-            self.loop(node, each_key, max_iterations=len(keys), exact=True, every=True)
+            self.each_element(node, [_key_val(k) for k in keys], elem, every=True)
             return
         if (
             exact is not None
-            and 2 <= len(exact) <= MAX_EXACT_ITERATIONS
+            and 2 <= len(exact) <= MAX_EXACT_ELEMENTS
             and any(carries_graph(e) for e in exact)
         ):
             # Over a known sequence (a dict's items, a tuple of losses): iteration k binds element k,
             # so distinct losses are backpropagated one after the other as the program does.
-            def head() -> None:
-                k = self.loops[-1].iteration
-                self.assign(node.target, exact[k - 1] if self.loops[-1].exact else elem, node)
-
-            self.loop(node, head, max_iterations=len(exact), exact=True)
+            self.each_element(node, exact, elem, every=False)
             return
         layers = self.module_sequence(iter_val, node.iter)
         if layers is not None:
             # Over a ModuleList / Sequential of distinct layers (a forward pass): one iteration per
             # layer, in order, each binding its own layer.
-            def each_layer() -> None:
-                self.assign(node.target, layers[self.loops[-1].iteration - 1], node)
-
-            self.loop(node, each_layer, max_iterations=len(layers), exact=True, every=True)
+            self.each_element(node, layers, elem, every=True)
             return
         self.loop(node, lambda: self.assign(node.target, elem, node), max_iterations=trips or 2)
+
+    def each_element(
+        self, node: ast.For | ast.AsyncFor, elements: Sequence[Val], other: Val, every: bool
+    ) -> None:
+        """A loop whose iteration k binds element k; ``every``: followed over each element even
+        when no backward runs in it. Else, when not followed one by one, it binds ``other``."""
+
+        def head() -> None:
+            frame = self.loops[-1]
+            self.assign(node.target, elements[frame.iteration - 1] if frame.exact else other, node)
+
+        self.loop(node, head, max_iterations=len(elements), exact=True, every=every)
 
     def module_sequence(self, it: Val, node: ast.expr) -> tuple[Val, ...] | None:
         """The elements of a loop over a module container's distinct children (or ``enumerate``
@@ -588,7 +591,7 @@ class Interpreter(Evaluator):
         children = it.module.seq_children if it.module is not None and it.ty is Ty.MODULE else None
         if (
             not children
-            or not 2 <= len(children) <= MAX_EXACT_ITERATIONS
+            or not 2 <= len(children) <= MAX_EXACT_ELEMENTS
             or all(c is children[0] for c in children)
         ):
             return None

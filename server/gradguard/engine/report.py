@@ -425,9 +425,9 @@ class Reporter:
     ) -> None:
         name, bind_line = self.stale_name(site, loop)
         read = self.first_read(loop.node, name)
-        # The squiggle goes on the statement to change: the one before the loop that binds the
+        # The squiggle goes on the statement to change: the one before the loop that built the
         # graph (the move-into-loop fix moves it); else on the first read in the loop.
-        binder = self.binding_before(loop.node, name, bind_line) or self.build_statement(site, loop, name)
+        binder = self.build_statement(site, loop, name)
         bound = _bound_name(binder) if binder is not None else None
         anchor: ast.AST = bound or binder or read or run.call
         move = self.move_parts(run, loop)
@@ -447,25 +447,6 @@ class Reporter:
             fixes,
             chain,
         )
-
-    def binding_before(self, loop: ast.AST, name: str, line: int) -> ast.stmt | None:
-        """The statement before ``loop``, in its block, on ``line``, that assigns ``name``."""
-        block = self.blocks.get(id(loop))
-        if block is None or not isinstance(loop, ast.stmt):
-            return None
-        for stmt in reversed(block[: next((i for i, t in enumerate(block) if t is loop), 0)]):
-            targets = (
-                stmt.targets
-                if isinstance(stmt, ast.Assign)
-                else [stmt.target]
-                if isinstance(stmt, (ast.AnnAssign, ast.AugAssign))
-                else []
-            )
-            if stmt.lineno == line and any(
-                isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t)
-            ):
-                return stmt
-        return None
 
     def build_statement(self, site: Site, loop: LoopFrame, name: str) -> ast.stmt | None:
         """The innermost statement that built the value ``name`` held when the loop began (in a

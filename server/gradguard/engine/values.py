@@ -152,11 +152,15 @@ class ModuleInst:
             if not child.trained:
                 child.mark_trained()
 
-    def all_params_objs(self) -> set[object]:
-        out = {self.params_obj}
+    def modules(self) -> list[ModuleInst]:
+        """It and all its sub-modules."""
+        out = [self]
         for child in list(self.children.values()) + self.seq_children:
-            out |= child.all_params_objs()
+            out.extend(child.modules())
         return out
+
+    def all_params_objs(self) -> set[object]:
+        return {m.params_obj for m in self.modules()}
 
     def clone(self, memo: dict[int, ModuleInst]) -> ModuleInst:
         """A deep copy (``copy.deepcopy(model)``): the same structure with parameters of its own,
