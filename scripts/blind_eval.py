@@ -9,11 +9,13 @@ real public report, and frozen before the engine work it measures. Labels:
 
 A finding matches a bug of its code when its line is the bug's ``expect`` line or one of the
 file's ``also`` lines for that code. A case is detected when every labelled bug in it is.
-Any finding on a correct case (no labels) flags that case. The two parts, ``dev`` (looked at
-while developing) and ``holdout`` (never looked at), are reported separately. A report, not a
-gate: the exit status is always 0.
+Any finding on a correct case (no labels) flags that case. Each part is reported separately:
+``dev`` (looked at while developing) and ``holdout`` (never looked at), frozen in 3704d27; and a
+second, later set written the same way and split by a hash of the file name, ``dev2`` and
+``holdout2`` (never looked at). Only the dev parts list their misses. A report, not a gate: the
+exit status is always 0.
 
-    python scripts/blind_eval.py [--json] [--part dev|holdout|all] [--list] [--server DIR]
+    python scripts/blind_eval.py [--json] [--part dev|holdout|dev2|holdout2|all] [--list] [--server DIR]
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus_blind"
-PARTS = ("dev", "holdout")
+PARTS = ("dev", "holdout", "dev2", "holdout2")
+LISTED = ("dev", "dev2")  # the holdouts are never listed: they stay unseen
 LABEL_RE = re.compile(r"#\s*(expect|also):\s*(GG\d{3}(?:\s*,\s*GG\d{3})*)\s*$")
 RAISES_RE = re.compile(r"^#\s*raises:\s*(.+?)\s*$", re.MULTILINE)
 
@@ -119,7 +122,7 @@ def print_part(rep: dict[str, Any], listing: bool) -> None:
     print(f"  {'rule':<8}{'TP':>4}{'FP':>4}{'FN':>4}")
     for code, r in rep["per_rule"].items():
         print(f"  {code:<8}{r['tp']:>4}{r['fp']:>4}{r['fn']:>4}")
-    if listing and rep["part"] == "dev":  # the holdout is never listed: it stays unseen
+    if listing and rep["part"] in LISTED:
         for line in rep["false_findings"]:
             print("  FALSE " + line)
         for line in rep["missed"]:
