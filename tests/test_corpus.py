@@ -188,7 +188,7 @@ def test_blind_corpus_is_large_enough() -> None:
     buggy = [p for p in BLIND_SCRIPTS if expectations(p.read_text())]
     assert len(BLIND_SCRIPTS) >= 150, len(BLIND_SCRIPTS)
     assert len(buggy) >= 90 and len(BLIND_SCRIPTS) - len(buggy) >= 40, (len(buggy), len(BLIND_SCRIPTS))
-    assert {p.parent.name for p in BLIND_SCRIPTS} == {"dev", "holdout"}
+    assert {p.parent.name for p in BLIND_SCRIPTS} == {"dev", "holdout", "dev2", "holdout2"}
 
 
 @pytest.mark.parametrize("path", BLIND_SCRIPTS, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -224,11 +224,10 @@ def test_blind_script_behaves_as_labelled(path: Path) -> None:
 
 
 # Labels of our own corpus the engine does not find yet (each a known gap, not a wrong label): a
-# helper's backward that runs only `if step == 0` (the engine does not know the loop counter's
-# first value), and a distribution's `log_prob` whose shape the engine does not compute.
+# helper's backward that runs only `if step == 0` (the engine follows numbers only outside loops,
+# where its two followed iterations cannot stand for a counter's every value).
 KNOWN_MISSES = {
     ("helper_logs_grads_by_backward.py", 26, "GG101"),
-    ("policy_gradient_nonscalar.py", 27, "GG109"),
 }
 
 

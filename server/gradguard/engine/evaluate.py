@@ -11,6 +11,7 @@ import builtins
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import shapes as shp
 from . import torchapi as api
 from .report import Reporter
 from .state import BackwardRun, Dirt, LoopFrame, State, join_states
@@ -211,7 +212,7 @@ class Evaluator:
         return UNKNOWN
 
     def e_Constant(self, node: ast.Constant) -> Val:
-        return _constant(node)
+        return constant(node)
 
     def e_Name(self, node: ast.Name) -> Val:
         return self.lookup(node.id)
@@ -243,7 +244,9 @@ class Evaluator:
             isinstance(o, (ast.Lt, ast.Gt, ast.LtE, ast.GtE, ast.Eq, ast.NotEq)) for o in node.ops
         ):
             return Val(Grad.NONE, Ty.TENSOR)
-        return Val(Grad.NONE, Ty.OTHER) if all(v.ty in (Ty.NUMBER, Ty.OTHER) for v in vals) else UNKNOWN
+        if all(v.ty in (Ty.NUMBER, Ty.OTHER) for v in vals):
+            return Val(Grad.NONE, Ty.OTHER, truth=compare_truth(node, vals))
+        return UNKNOWN
 
     def e_BoolOp(self, node: ast.BoolOp) -> Val:
         for v in node.values:
@@ -286,6 +289,10 @@ class Evaluator:
             if left.ty is Ty.PARAMS and right.ty is Ty.PARAMS and isinstance(op, ast.Add):
                 return Val(Grad.NONE, Ty.PARAMS, info=tuple(left.info or ()) + tuple(right.info or ()))
             if left.ty is Ty.NUMBER and right.ty is Ty.NUMBER:
+                if left.lit is not None and right.lit is not None and not self.loops:
+                    # Arithmetic on known numbers (`hidden * 2` in a constructor). Not inside a loop,
+                    # where the two followed iterations would stand for counters' every value.
+                    return _fold(op, left.lit[0], right.lit[0])
                 return NUMBER
             if left.ty is right.ty and left.ty in (Ty.LIST, Ty.TUPLE) and isinstance(op, ast.Add):
                 taints = left.taints | right.taints
@@ -300,7 +307,11 @@ class Evaluator:
             return (
                 UNKNOWN.with_(taints=left.taints | right.taints) if left.taints or right.taints else UNKNOWN
             )
-        shape = _broadcast(left.shape, right.shape) if not isinstance(op, ast.MatMult) else None
+        shape = (
+            shp.matmul(left.shape, right.shape)
+            if isinstance(op, ast.MatMult)
+            else shp.broadcast(left.shape, right.shape)
+        )
         if left.ty is Ty.NUMBER and right.is_tensor:
             shape = right.shape
         if right.ty is Ty.NUMBER and left.is_tensor:
@@ -325,14 +336,17 @@ class Evaluator:
                 saved.add(right.obj)
             if isinstance(op, (ast.Pow, ast.Div)) and left.requires_grad and left.obj is not None:
                 saved.add(left.obj)
-        return self.op_result(node, (left, right), saves=saves, shape=shape, saved=frozenset(saved))
+        out = self.op_result(node, (left, right), saves=saves, shape=shape, saved=frozenset(saved))
+        if shape is None and not isinstance(op, ast.MatMult) and (_plural(left) or _plural(right)):
+            out = out.with_(plural=True)  # broadcasting never makes fewer elements
+        return out
 
     def op_result(
         self,
         node: ast.AST,
         inputs: tuple[Val, ...],
         saves: bool,
-        shape: tuple[int, ...] | None = None,
+        shape: shp.Shape | None = None,
         saved: frozenset[object] = frozenset(),
         saves_output: bool = False,
         module: ModuleInst | None = None,
@@ -385,7 +399,7 @@ class Evaluator:
             return self.one_element(base)
         if base.is_tensor:
             if base.requires_grad and self.mode() is GradMode.ON:
-                val = self.op_result(node, (base,), saves=False)
+                val = self.op_result(node, (base,), saves=False, shape=shp.index(base.shape, node.slice))
                 return val.with_(obj=base.obj)  # a view shares its base's version counter
             if base.grad is Grad.NONE:
                 return Val(Grad.NONE, Ty.TENSOR, obj=base.obj, cause=base.cause)
@@ -429,6 +443,8 @@ class Evaluator:
             if inst.user_class is not None and attr in inst.user_class.methods:
                 return Val(Grad.NONE, Ty.FUNC, qual=attr, info=inst.user_class.methods[attr], module=inst)
             return UNKNOWN
+        if base.ty is Ty.TUPLE and attr in ("values", "indices") and base.elts and len(base.elts) == 2:
+            return base.elts[0 if attr == "values" else 1]  # torch.return_types: (values, indices)
         if base.is_tensor:
             if attr == "data":
                 return Val(
@@ -445,7 +461,8 @@ class Evaluator:
                 return Val(Grad.NONE, Ty.TENSOR, shape=base.shape, obj=object())
             if attr in ("T", "mT", "H"):
                 if base.requires_grad:
-                    return self.op_result(node, (base,), saves=False).with_(obj=base.obj)
+                    t_shape = base.shape[::-1] if attr == "T" and base.shape is not None else None
+                    return self.op_result(node, (base,), saves=False, shape=t_shape).with_(obj=base.obj)
                 return Val(base.grad, Ty.TENSOR, obj=base.obj)
             if attr in ("shape", "dtype", "device", "requires_grad", "is_leaf", "ndim", "grad_fn"):
                 return OTHER
@@ -627,6 +644,10 @@ class Evaluator:
             if k.arg == name:
                 if isinstance(k.value, ast.Constant):
                     return k.value.value
+                if isinstance(k.value, (ast.Name, ast.Attribute)):
+                    val = self.peek(k.value)  # a name bound to a known number or string
+                    if val.lit is not None:
+                        return val.lit[0]
                 return _NOT_CONST
         return None
 
@@ -699,7 +720,18 @@ class Evaluator:
             if name in ("cat", "stack", "concat", "hstack", "vstack") and args:
                 elts = args[0].elts
                 if elts:
-                    return self.tensor_op(name, node, elts[0], list(elts[1:]), kwargs, (), first_arg=None)
+                    out = self.tensor_op(name, node, elts[0], list(elts[1:]), kwargs, (), first_arg=None)
+                    dim_val = args[1] if len(args) > 1 else kwargs.get("dim")
+                    dim = 0 if dim_val is None else dim_val.lit[0] if dim_val.lit is not None else None
+                    shapes = [e.shape for e in elts]
+                    joined = (
+                        shp.stack(shapes, dim if type(dim) is int else None)
+                        if name == "stack"
+                        else shp.cat(shapes, dim if type(dim) is int else None)
+                        if name in ("cat", "concat")
+                        else None
+                    )
+                    return out.with_(shape=joined)
                 item = elements(args[0]) if args[0].ty in (Ty.LIST, Ty.TUPLE) else None
                 if item is not None and item is not EMPTY and item.is_tensor:
                     out = self.tensor_op(name, node, item, [], kwargs, (), first_arg=None)
@@ -810,11 +842,15 @@ class Evaluator:
     # torch.* constructors
     def construct(self, name: str, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
         rg = self.const_kw(node, "requires_grad")
-        shape: tuple[int, ...] | None = None
+        shape: shp.Shape | None = None
         if name in api.SHAPE_CONSTRUCTORS:
-            shape = _literal_shape(node)
+            shape = _literal_shape(node, args)
+        elif name == "randint" and args and args[-1].ty in (Ty.TUPLE, Ty.LIST):
+            shape = _literal_shape(node, args[-1:])  # randint(low, high, size)
+        elif name == "full" and args:
+            shape = _literal_shape(node, args[:1])
         elif name == "tensor" and node.args:
-            shape = _literal_list_shape(node.args[0])
+            shape = _literal_list_shape(node.args[0]) or _data_shape(args[0])
         elif name.endswith("_like") and args:
             shape = args[0].shape
         cause: tuple[str, ast.AST] | None = None
@@ -902,9 +938,17 @@ class Evaluator:
         for k in node.keywords:
             if k.arg and isinstance(k.value, ast.Constant):
                 inst.kwargs[k.arg] = k.value.value
-        for i, a in enumerate(node.args[:2]):
+            elif k.arg and k.arg in kwargs:
+                known = kwargs[k.arg].lit  # a name bound to a known number or string
+                if known is not None:
+                    inst.kwargs[k.arg] = known[0]
+        for i, (a, v) in enumerate(zip(node.args[:3], args, strict=False)):
+            if isinstance(a, ast.Starred):
+                break
             if isinstance(a, ast.Constant):
                 inst.kwargs[f"arg{i}"] = a.value
+            elif v.lit is not None:
+                inst.kwargs[f"arg{i}"] = v.lit[0]
         return Val(Grad.NONE, Ty.MODULE, module=inst)
 
     def copy_module(self, inst: ModuleInst) -> Val:
@@ -1018,7 +1062,7 @@ class Evaluator:
         # A module's own parameters (its sub-modules make sites of their own).
         reached: set[object] = set()
         for site in val.sites:
-            if site.module is not None:
+            if site.module is not None and not site.frozen:
                 reached.add(site.module.params_obj)
             reached.update(v.obj for v in site.inputs if v.grad is Grad.LEAF and v.obj is not None)
         stmt = self.stmt_stack[-1] if self.stmt_stack else None
@@ -1256,6 +1300,14 @@ class Evaluator:
             # An in-place tensor method.
             if first_arg is not None:
                 self.inplace(first_arg, recv, node)
+                if self.mode() is GradMode.MAYBE and recv.grad is not Grad.LEAF:
+                    if any(a.grad is not Grad.NONE for a in args):
+                        # Recording or not: whether it gains a graph is not known.
+                        unknown = recv.with_(grad=Grad.UNKNOWN, cause=None)
+                        if self.st is not None and isinstance(first_arg, (ast.Name, ast.Attribute)):
+                            self.rebind(first_arg, unknown)
+                        return unknown
+                    return recv
                 if self.mode() is not GradMode.ON or recv.grad is Grad.LEAF:
                     return recv  # the tensor keeps its grad status; only its version changes
                 if recv.requires_grad or any(a.requires_grad for a in args):
@@ -1289,7 +1341,23 @@ class Evaluator:
             if not (args and args[0].ty is Ty.NUMBER or "dim" in kwargs or name in ("sort", "topk")):
                 return UNKNOWN
             # (values, indices): the values carry the graph (and keep the input for backward).
-            values = self.op_result(node, (recv,), saves=True, saved=frozenset({recv.obj} - {None}))
+            dim = args[0] if args and args[0].ty is Ty.NUMBER else kwargs.get("dim")
+            keep = self.const_kw(node, "keepdim")
+            values = self.op_result(
+                node,
+                (recv,),
+                saves=True,
+                saved=frozenset({recv.obj} - {None}),
+                shape=shp.reduced(
+                    recv.shape,
+                    dim.lit[0]
+                    if dim is not None and dim.lit is not None and type(dim.lit[0]) is int
+                    else None,
+                    keep if type(keep) is bool else False if keep is None else None,
+                )
+                if name in ("max", "min", "median", "mode")
+                else None,
+            )
             indices = Val(Grad.NONE, Ty.TENSOR, obj=object(), cause=(f"`.{name}()` indices", node))
             return Val(Grad.NONE, Ty.TUPLE, elts=(values, indices))
         if name in ("chunk", "split", "unbind", "tensor_split"):
@@ -1314,7 +1382,8 @@ class Evaluator:
                 saved.update(a.obj for a in args if a.obj is not None and a.is_tensor)
         if name in api.LOSS_FUNCS and name in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"):
             saved.update(a.obj for a in all_inputs if a.obj is not None and a.is_tensor)
-        shape: tuple[int, ...] | None = None
+        shape: shp.Shape | None = None
+        plural = False
         if name in api.REDUCTIONS and not args and "dim" not in kwargs:
             shape = ()
         elif name in api.REDUCTIONS:
@@ -1330,10 +1399,16 @@ class Evaluator:
             )
         elif name in api.ELEMENTWISE:
             shape = recv.shape
+            plural = recv.plural
         elif name in ("add", "sub", "mul", "div") and args:
-            shape = _broadcast(recv.shape, args[0].shape)
-        elif name in ("clone", "float", "double", "to", "cpu", "contiguous", "neg"):
+            shape = shp.broadcast(recv.shape, args[0].shape)
+            plural = shape is None and (_plural(recv) or _plural(args[0]))
+        elif name in ("clone", "float", "double", "to", "cpu", "contiguous", "neg", "half", "long", "int"):
             shape = recv.shape
+        elif name == "matmul" and args:
+            shape = shp.matmul(recv.shape, args[0].shape)
+        elif name in _SHAPE_METHODS:
+            shape = _method_shape(name, node, recv.shape, args, kwargs)
         val = self.op_result(
             node,
             all_inputs,
@@ -1342,6 +1417,8 @@ class Evaluator:
             saved=frozenset(saved),
             saves_output=name in api.SAVES_OUTPUT,
         )
+        if plural:
+            val = val.with_(plural=True)
         if (
             name
             in (
@@ -1601,7 +1678,7 @@ class Evaluator:
                 node,
                 (x,),
                 saves=saves,
-                shape=x.shape if inst.cls_name != "Flatten" else None,
+                shape=shp.module_shape(inst, x.shape),
                 saves_output=api.ACTIVATIONS.get(inst.cls_name, False),
             )
         if mode is GradMode.MAYBE:
@@ -1617,10 +1694,13 @@ class Evaluator:
             if inst.kind in ("layer", "container"):
                 cause = ("parameters frozen (`requires_grad = False`)", node)
                 return Val(Grad.NONE, Ty.TENSOR, obj=object(), cause=cause)
+        # A network frozen at this point and called on an input that requires grad (a saliency
+        # map, an attack, a perceptual loss): the output has a graph, its parameters get no grad.
+        frozen_on_grad = definitely_frozen and any(a.requires_grad for a in args)
         if not inst.has_params or not self.trainable(inst):
             if inst.kind == "user" and mode is GradMode.ON and self.trainable(inst):
                 pass  # a parameter-free user module: its forward decides
-            else:
+            elif not frozen_on_grad:
                 return UNKNOWN if mode is GradMode.ON else Val(Grad.NONE, Ty.UNKNOWN)
         if mode is GradMode.OFF:
             fwd = inst.user_class.methods.get("forward") if inst.user_class is not None else None
@@ -1635,7 +1715,11 @@ class Evaluator:
         args = [_flat(a) for a in args]
         x = args[0] if args else UNKNOWN
         recurrent = inst.kind in ("rnn", "lstm", "lstmcell")
-        saved: set[object] = {inst.params_obj} if recurrent or any(a.requires_grad for a in args) else set()
+        saved: set[object] = (
+            {inst.params_obj}
+            if (recurrent or any(a.requires_grad for a in args)) and not frozen_on_grad
+            else set()
+        )
         if (inst.kind == "layer" or recurrent) and x.is_tensor and x.obj is not None:
             saved.add(x.obj)
         if inst.cls_name == "Sequential" and any(c.kind == "user" for c in inst.seq_children):
@@ -1656,10 +1740,11 @@ class Evaluator:
                     fwd, [Val(Grad.NONE, Ty.MODULE, module=inst), *args], kwargs, node, self_inst=None
                 )
                 marker = self.new_site(node, False, tuple(args), frozenset(), inst, call_args)
+                marker.frozen = frozen_on_grad
                 return _add_site(inner, marker)
-        shape = None
-        shape = _module_shape(inst, x.shape)
+        shape = shp.module_shape(inst, x.shape)
         site = self.new_site(node, True, tuple(args), frozenset(saved), inst, call_args)
+        site.frozen = frozen_on_grad
         site.hazard = inst.hazard
         sites = frozenset({site}).union(*(a.sites for a in args))
         out = Val(
@@ -1939,7 +2024,7 @@ class Evaluator:
         )
         if self.kw_node(node, "gradient") is not None:
             has_gradient = True
-        if kind == "backward" and not has_gradient and val.shape is not None and _numel(val.shape) > 1:
+        if kind == "backward" and not has_gradient and (shp.not_scalar(val.shape) or val.plural):
             self.rep.nonscalar(run, val.shape)
         # The order matters: a freed buffer raises before a version check would.
         ordered = sorted(val.sites, key=lambda s: getattr(s, "seq", 0))
@@ -2020,7 +2105,7 @@ def _best_cause(vals: tuple[Val, ...] | list[Val]) -> tuple[str, ast.AST] | None
     return best[0] if best else None
 
 
-def _loss_none_shape(name: str, shape: tuple[int, ...] | None) -> tuple[int, ...] | None:
+def _loss_none_shape(name: str, shape: shp.Shape | None) -> shp.Shape | None:
     """The shape of a loss with ``reduction="none"``: per element, or per sample for class losses."""
     if shape is None:
         return None
@@ -2029,26 +2114,21 @@ def _loss_none_shape(name: str, shape: tuple[int, ...] | None) -> tuple[int, ...
     return shape
 
 
-def _reduced_shape(node: ast.Call, shape: tuple[int, ...] | None, args: list[Val]) -> tuple[int, ...] | None:
+def _reduced_shape(node: ast.Call, shape: shp.Shape | None, args: list[Val]) -> shp.Shape | None:
     """``x.sum(dim)`` / ``x.mean(dim=k, keepdim=...)`` with a constant dim on a known shape."""
-    if shape is None:
-        return None
     dim_node = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "dim"), None)
     keep = next((k.value for k in node.keywords if k.arg == "keepdim"), None)
-    if keep is not None and not (isinstance(keep, ast.Constant) and keep.value is False):
-        if not (isinstance(keep, ast.Constant) and keep.value is True):
-            return None
-    if isinstance(dim_node, ast.UnaryOp) and isinstance(dim_node.op, ast.USub):
-        inner = dim_node.operand
-        dim = -inner.value if isinstance(inner, ast.Constant) and type(inner.value) is int else None
-    else:
-        dim = dim_node.value if isinstance(dim_node, ast.Constant) and type(dim_node.value) is int else None
-    if dim is None or not -len(shape) <= dim < len(shape):
-        return None
-    dim %= len(shape)
-    if keep is not None:
-        return (*shape[:dim], 1, *shape[dim + 1 :])
-    return (*shape[:dim], *shape[dim + 1 :])
+    keepdim = (
+        False
+        if keep is None
+        else keep.value
+        if isinstance(keep, ast.Constant) and type(keep.value) is bool
+        else None
+    )
+    dim = shp.int_const(dim_node) if dim_node is not None else None
+    if dim is None and node.args and args and args[0].lit is not None and type(args[0].lit[0]) is int:
+        dim = args[0].lit[0]
+    return shp.reduced(shape, dim, keepdim)
 
 
 def _before_this_run(ipath: IPath, active: dict[int, int]) -> bool:
@@ -2183,19 +2263,158 @@ def _target_names(target: ast.expr) -> list[str]:
     return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
 
 
-def _constant(node: ast.Constant) -> Val:
+def constant(node: ast.Constant) -> Val:
     if node.value is None:
         return NONE_VAL
     if isinstance(node.value, bool):
         return TRUE if node.value else FALSE
     if isinstance(node.value, (int, float)):
-        return NUMBER
+        return Val(Grad.NONE, Ty.NUMBER, lit=(node.value,))
+    if isinstance(node.value, str):
+        return Val(Grad.NONE, Ty.OTHER, lit=(node.value,))
     return OTHER
 
 
 def _default(node: ast.expr) -> Val:
-    """A parameter's default value, when it is a literal (``None``, a number)."""
-    return _constant(node) if isinstance(node, ast.Constant) else UNKNOWN
+    """A parameter's default value, when it is a literal (``None``, a number, a tuple of them)."""
+    if isinstance(node, ast.Constant):
+        return constant(node)
+    if isinstance(node, ast.Tuple) and all(isinstance(e, ast.Constant) for e in node.elts):
+        return Val(Grad.NONE, Ty.TUPLE, elts=tuple(_default(e) for e in node.elts))
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+    ):
+        value = node.operand.value
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return Val(Grad.NONE, Ty.NUMBER, lit=(-value,))
+    return UNKNOWN
+
+
+_SHAPE_METHODS = frozenset(
+    {"view", "reshape", "flatten", "transpose", "permute", "unsqueeze", "squeeze", "t", "softmax"}
+    | {"log_softmax", "view_as", "reshape_as", "expand_as"}
+)
+
+
+def _method_shape(
+    name: str, node: ast.Call, shape: shp.Shape | None, args: list[Val], kwargs: dict[str, Val]
+) -> shp.Shape | None:
+    """The result shape of a shape-changing tensor op, from its literal or known arguments."""
+    if any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    ints: list[int | None] = [a.lit[0] if a.lit is not None and type(a.lit[0]) is int else None for a in args]
+    if name in ("view", "reshape"):
+        if len(args) == 1 and args[0].ty in (Ty.TUPLE, Ty.LIST) and args[0].elts is not None:
+            ints = [e.lit[0] if e.lit is not None and type(e.lit[0]) is int else None for e in args[0].elts]
+        elif not all(a.ty is Ty.NUMBER for a in args) or not args:
+            return None
+        return shp.view_shape(shape, ints)
+    if name in ("view_as", "reshape_as", "expand_as"):
+        return args[0].shape if args else None
+    if name == "flatten":
+        start = (
+            ints[0]
+            if args
+            else kwargs["start_dim"].lit[0]
+            if "start_dim" in kwargs and kwargs["start_dim"].lit
+            else 0
+        )
+        end = ints[1] if len(args) > 1 else -1
+        return shp.flatten(shape, start, end) if type(start) is int and type(end) is int else None
+    if name == "transpose" and len(args) == 2:
+        return shp.transpose(shape, ints[0], ints[1])
+    if name == "t":
+        return shape[::-1] if shape is not None and len(shape) <= 2 else None
+    if name == "permute":
+        order = ints
+        if len(args) == 1 and args[0].elts is not None:
+            order = [e.lit[0] if e.lit is not None and type(e.lit[0]) is int else None for e in args[0].elts]
+        return shp.permute(shape, order)
+    if name == "unsqueeze" and len(args) == 1:
+        return shp.unsqueeze(shape, ints[0])
+    if name == "squeeze":
+        return shp.squeeze(shape, ints[0] if args else None, all_dims=not args)
+    if name in ("softmax", "log_softmax"):
+        return shape
+    return None
+
+
+def _plural(val: Val) -> bool:
+    """Is this a tensor with certainly not one element?"""
+    return val.plural or shp.not_scalar(val.shape)
+
+
+def compare_truth(node: ast.Compare, vals: list[Val]) -> bool | None:
+    """The truth of a one-operator comparison of two known numbers or strings."""
+    if len(node.ops) != 1 or vals[0].lit is None or vals[1].lit is None:
+        return None
+    a, b = vals[0].lit[0], vals[1].lit[0]
+    if not (type(a) in (int, float) and type(b) in (int, float) or type(a) is str and type(b) is str):
+        return None
+    op = node.ops[0]
+    if isinstance(op, ast.Eq):
+        return a == b
+    if isinstance(op, ast.NotEq):
+        return a != b
+    if type(a) is str:
+        return None
+    assert isinstance(a, (int, float)) and isinstance(b, (int, float))
+    if isinstance(op, ast.Lt):
+        return a < b
+    if isinstance(op, ast.LtE):
+        return a <= b
+    if isinstance(op, ast.Gt):
+        return a > b
+    if isinstance(op, ast.GtE):
+        return a >= b
+    return None
+
+
+def _fold(op: ast.operator, a: object, b: object) -> Val:
+    """``a <op> b`` for two known numbers, when it is cheap and exact."""
+    if (
+        not (isinstance(a, (int, float)) and isinstance(b, (int, float)))
+        or isinstance(a, bool)
+        or isinstance(b, bool)
+    ):
+        return NUMBER
+    x, y = a, b
+    try:
+        if isinstance(op, ast.Add):
+            out = x + y
+        elif isinstance(op, ast.Sub):
+            out = x - y
+        elif isinstance(op, ast.Mult):
+            out = x * y
+        elif isinstance(op, ast.FloorDiv):
+            out = x // y
+        elif isinstance(op, ast.Div):
+            out = x / y
+        elif isinstance(op, ast.Mod):
+            out = x % y
+        else:
+            return NUMBER
+    except ArithmeticError:
+        return NUMBER
+    if abs(out) > 1 << 31:
+        return NUMBER
+    return Val(Grad.NONE, Ty.NUMBER, lit=(out,))
+
+
+def _data_shape(val: Val) -> shp.Shape | None:
+    """The shape of ``torch.tensor(data)`` for a number or a known nest of tuples/lists of numbers."""
+    if val.ty is Ty.NUMBER:
+        return ()
+    if val.ty in (Ty.TUPLE, Ty.LIST) and val.elts:
+        inner = [_data_shape(e) for e in val.elts]
+        if any(i is None for i in inner) or len(set(inner)) != 1:
+            return None
+        first = inner[0]
+        assert first is not None
+        return (len(val.elts), *first)
+    return None
 
 
 def _add_site(val: Val, marker: Site) -> Val:
@@ -2206,40 +2425,24 @@ def _add_site(val: Val, marker: Site) -> Val:
     return val
 
 
-def _numel(shape: tuple[int, ...]) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
-def _broadcast(a: tuple[int, ...] | None, b: tuple[int, ...] | None) -> tuple[int, ...] | None:
-    if a is None or b is None:
+def _literal_shape(node: ast.Call, args: list[Val]) -> shp.Shape | None:
+    """``torch.randn(4, n)`` / ``torch.zeros((4, n))``: each size a literal or a known number."""
+    vals: list[Val] = list(args)
+    if len(args) == 1 and args[0].ty in (Ty.TUPLE, Ty.LIST):
+        if args[0].elts is None:
+            return None
+        vals = list(args[0].elts)
+    if any(isinstance(a, ast.Starred) for a in node.args):
         return None
-    out: list[int] = []
-    for i in range(1, max(len(a), len(b)) + 1):
-        x = a[-i] if i <= len(a) else 1
-        y = b[-i] if i <= len(b) else 1
-        if x != y and 1 not in (x, y):
+    dims: list[shp.Dim] = []
+    for v in vals:
+        if v.ty is not Ty.NUMBER:
             return None
-        out.append(max(x, y))
-    return tuple(reversed(out))
+        dims.append(v.lit[0] if v.lit is not None and type(v.lit[0]) is int else None)
+    return tuple(dims) if dims or not args else None
 
 
-def _literal_shape(node: ast.Call) -> tuple[int, ...] | None:
-    args = node.args
-    if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
-        args = list(args[0].elts)
-    dims: list[int] = []
-    for a in args:
-        if isinstance(a, ast.Constant) and isinstance(a.value, int) and not isinstance(a.value, bool):
-            dims.append(a.value)
-        else:
-            return None
-    return tuple(dims) if dims or not node.args else None
-
-
-def _literal_list_shape(node: ast.expr) -> tuple[int, ...] | None:
+def _literal_list_shape(node: ast.expr) -> shp.Shape | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
         return ()
     if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
@@ -2305,7 +2508,7 @@ def _on_path(site: Site, leaves: frozenset[object], memo: dict[int, bool]) -> bo
         return memo[key]
     memo[key] = False
     found = False
-    if site.module is not None and site.module.all_params_objs() & leaves:
+    if site.module is not None and not site.frozen and site.module.all_params_objs() & leaves:
         memo[key] = True
         return True
     for inp in site.inputs:
@@ -2317,29 +2520,3 @@ def _on_path(site: Site, leaves: frozenset[object], memo: dict[int, bool]) -> bo
             break
     memo[key] = found
     return found
-
-
-def _module_shape(inst: ModuleInst, shape: tuple[int, ...] | None) -> tuple[int, ...] | None:
-    """Output shape of Linear layers, shape-keeping activations and Sequentials of them."""
-    if not shape:
-        return None
-    if inst.cls_name == "Linear":
-        n_in = inst.kwargs.get("arg0", inst.kwargs.get("in_features"))
-        n_out = inst.kwargs.get("arg1", inst.kwargs.get("out_features"))
-        if type(n_in) is int and type(n_out) is int and shape[-1] == n_in:
-            return (*shape[:-1], n_out)
-        return None
-    if (
-        inst.kind == "activation"
-        and inst.cls_name not in ("Flatten", "Unflatten")
-        and "Pool" not in inst.cls_name
-    ):
-        return shape
-    if inst.cls_name == "Sequential" and inst.seq_children:
-        out: tuple[int, ...] | None = shape
-        for child in inst.seq_children:
-            out = _module_shape(child, out)
-            if out is None:
-                return None
-        return out
-    return None

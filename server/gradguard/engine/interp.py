@@ -24,6 +24,8 @@ from .evaluate import (
     acc_taints,
     binding,
     carries_graph,
+    compare_truth,
+    constant,
 )
 from .report import Reporter, name_loads
 from .state import LoopFrame, State, join_states
@@ -280,6 +282,9 @@ class Interpreter(Evaluator):
                 self.assign(
                     target, new.with_(obj=cur.obj, taints=new.taints | cur.taints), node, keep_binding=True
                 )
+            elif self.st is not None and self.st.mode is GradMode.MAYBE and value.grad is not Grad.NONE:
+                # Recording or not (`set_grad_enabled(flag)`): whether it gains a graph is not known.
+                self.assign(target, cur.with_(grad=Grad.UNKNOWN, cause=None), node, keep_binding=True)
         else:
             new = self.binop_val(node.op, cur, value, node)
             self.assign(target, new.with_(taints=new.taints | cur.taints), node)
@@ -414,6 +419,18 @@ class Interpreter(Evaluator):
             and isinstance(test.ops[0], ast.Eq)
         ):
             return True
+        if (
+            isinstance(test, ast.Compare)
+            and len(test.ops) == 1
+            and all(
+                isinstance(e, (ast.Constant, ast.Name, ast.Attribute)) for e in (test.left, *test.comparators)
+            )
+        ):
+            # `if order == 2:` on known numbers or strings (constants, defaults, arguments).
+            sides = (test.left, *test.comparators)
+            return compare_truth(
+                test, [constant(e) if isinstance(e, ast.Constant) else self.peek(e) for e in sides]
+            )
         if (
             isinstance(test, ast.Call)
             and isinstance(test.func, ast.Name)

@@ -731,8 +731,15 @@ class Reporter:
             variant="float" if val.ty is Ty.NUMBER else None,
         )
 
-    def nonscalar(self, run: BackwardRun, shape: tuple[int, ...]) -> None:
-        why = f"shape {shape}"
+    def nonscalar(self, run: BackwardRun, shape: tuple[int | None, ...] | None) -> None:
+        sizes = ", ".join("?" if d is None else str(d) for d in shape or ())
+        why = (
+            "it has more than one element"
+            if shape is None
+            else f"shape ({sizes},)"
+            if len(shape) == 1
+            else f"shape ({sizes})"
+        )
         target = run.target
         fixes: list[FixRef] = []
         if target is not None:

@@ -68,6 +68,7 @@ class Site:
         "seq",
         "stmts",
         "saves_own_output",
+        "frozen",
     )
 
     def __init__(
@@ -99,6 +100,8 @@ class Site:
         # It saved its own output (sigmoid, exp...): kept as a flag, since a set holding the site
         # itself would be a reference cycle.
         self.saves_own_output = False
+        # A call of a module whose parameters were frozen: its graph reaches no parameter of it.
+        self.frozen = False
 
     def __repr__(self) -> str:
         return f"Site({type(self.node).__name__}@{getattr(self.node, 'lineno', '?')}, ipath={self.ipath})"
@@ -208,7 +211,7 @@ class Val:
     sites: frozenset[Site] = frozenset()
     root: Site | None = None
     obj: object = None  # identity of the tensor object, for in-place/version tracking
-    shape: tuple[int, ...] | None = None
+    shape: tuple[int | None, ...] | None = None  # see shapes.py
     elts: tuple[Val, ...] | None = None  # exact elements of a tuple, list or dict (its values)
     keys: tuple[object, ...] | None = None  # Ty.DICT: the constant keys of elts, in order
     # A list of unknown length: what holds of every element (None: nothing known, or no element).
@@ -226,8 +229,12 @@ class Val:
     # One of the views a multi-view op (chunk, split, unbind) returned: the call. Autograd
     # forbids changing such a view in place.
     view_of: ast.AST | None = None
-    # A dict key the program iterates over (`for key in losses:`): the key itself, in a 1-tuple.
+    # A known Python number or string (a literal, a default, a name bound to one, a dict key the
+    # program iterates over): the value itself, in a 1-tuple.
     lit: tuple[object] | None = None
+    # Certainly more (or fewer) elements than one, though the shape is not known: broadcast with a
+    # tensor of known size other than 1 (`per_sample_loss * weights`).
+    plural: bool = False
 
     @property
     def requires_grad(self) -> bool:
@@ -304,8 +311,13 @@ def join(a: Val, b: Val) -> Val:
         label=a.label if a.label == b.label else None,
         truth=a.truth if a.truth is b.truth else None,
         view_of=a.view_of if a.view_of is b.view_of else None,
-        lit=a.lit if a.lit is b.lit else None,
+        lit=a.lit if a.lit is b.lit or _same_lit(a.lit, b.lit) else None,
+        plural=a.plural and b.plural,
     )
+
+
+def _same_lit(a: tuple[object] | None, b: tuple[object] | None) -> bool:
+    return a is not None and b is not None and type(a[0]) is type(b[0]) and a[0] == b[0]
 
 
 def _join_taints(a: frozenset[Taint], b: frozenset[Taint]) -> frozenset[Taint]:
