@@ -188,7 +188,7 @@ DOCUMENTED_FIELDS: dict[str, dict[str, set[str]]] = {
         "misplaced": {"optimizer", "backward_line", "step_line"},
         "input": {"name", "read_line"},
     },
-    "GG202": {"": {"name", "loss"}},
+    "GG202": {"": {"name", "loss"}, "raises": {"name", "loss"}},
     "GG203": {"": {"name", "saved_by", "saved_line"}},
     "GG301": {"": {"acc", "value", "suggest"}, "record": {"acc", "value"}},
     "GG302": {"": {"masks"}},

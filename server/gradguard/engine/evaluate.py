@@ -67,6 +67,7 @@ class Evaluator:
         self.st = State()
         self.globals_env: dict[str, Val] = self.st.env
         self.loops: list[LoopFrame] = []
+        self.spread: dict[ast.Starred, Val] = {}
         self.frames: list[Frame] = []
         self.stmt_stack: list[ast.stmt] = []
         self._rebound: dict[int, frozenset[str]] = {}
@@ -235,7 +236,9 @@ class Evaluator:
     e_List = e_Tuple
 
     def e_Starred(self, node: ast.Starred) -> Val:
-        self.expr(node.value)
+        # The spread value itself, for the calls that read it (nn.Sequential(*layers)); as an
+        # argument it stands for an unknown number of values.
+        self.spread[node] = self.expr(node.value)
         return UNKNOWN
 
     def e_Compare(self, node: ast.Compare) -> Val:
@@ -898,10 +901,11 @@ class Evaluator:
         elif name in api.CONTAINERS:
             inst = ModuleInst(name, False, kind="container")
             children: list[ModuleInst] = [a.module for a in args if a.module is not None]
-            if name == "Sequential" and len(children) == len(args):
-                inst.seq_children = children
+            spread = self.spread_args(node, args)
+            if name == "Sequential" and spread is not None and all(a.module is not None for a in spread):
+                inst.seq_children = [a.module for a in spread if a.module is not None]
                 inst.has_params = any(c.has_params for c in inst.seq_children)
-                inst.hazard = _sequential_hazard(node)
+                inst.hazard = _sequential_hazard(inst.seq_children)
             elif name == "Sequential":
                 inst.has_params = any(c.has_params for c in children if c is not None)
                 inst.kind = "opaque"
@@ -935,6 +939,7 @@ class Evaluator:
                 inst.kind = "opaque"
         else:
             return UNKNOWN
+        inst.origin = node
         for k in node.keywords:
             if k.arg and isinstance(k.value, ast.Constant):
                 inst.kwargs[k.arg] = k.value.value
@@ -950,6 +955,19 @@ class Evaluator:
             elif v.lit is not None:
                 inst.kwargs[f"arg{i}"] = v.lit[0]
         return Val(Grad.NONE, Ty.MODULE, module=inst)
+
+    def spread_args(self, node: ast.Call, args: list[Val]) -> list[Val] | None:
+        """A call's positional arguments with ``*xs`` spread when ``xs`` has known elements."""
+        out: list[Val] = []
+        for arg_node, val in zip(node.args, args, strict=False):
+            if isinstance(arg_node, ast.Starred):
+                spread = self.spread.pop(arg_node, None)
+                if spread is None or spread.elts is None or spread.ty not in (Ty.LIST, Ty.TUPLE):
+                    return None
+                out.extend(spread.elts)
+            else:
+                out.append(val)
+        return out
 
     def copy_module(self, inst: ModuleInst) -> Val:
         """``copy.deepcopy(model)``: a module of the same structure with its own parameters (an EMA
@@ -1558,7 +1576,7 @@ class Evaluator:
                     # All of the optimizer's parameters are cleared, or only some: then not known.
                     self.set_grads(info, frozenset() if info.objs <= params else None)
             return NONE_VAL
-        if name == "forward":
+        if name == "forward" and (inst.user_class is None or "__call__" not in inst.user_class.methods):
             return self.module_call(inst, node, args, kwargs)
         if inst.user_class is not None and name in inst.user_class.methods:
             return self.call_local(
@@ -1686,7 +1704,7 @@ class Evaluator:
         definitely_frozen = mode is GradMode.ON and self.frozen(inst) is True
         if definitely_frozen and args and all(a.grad is Grad.NONE for a in args):
             # Frozen parameters and inputs that need no grad: nothing in the output requires grad.
-            fwd = inst.user_class.methods.get("forward") if inst.user_class is not None else None
+            fwd = _entry(inst)
             if fwd is not None and self.can_inline(fwd):
                 return self.inline(
                     fwd, [Val(Grad.NONE, Ty.MODULE, module=inst), *args], kwargs, node, self_inst=None
@@ -1703,7 +1721,7 @@ class Evaluator:
             elif not frozen_on_grad:
                 return UNKNOWN if mode is GradMode.ON else Val(Grad.NONE, Ty.UNKNOWN)
         if mode is GradMode.OFF:
-            fwd = inst.user_class.methods.get("forward") if inst.user_class is not None else None
+            fwd = _entry(inst)
             if fwd is not None and self.can_inline(fwd):
                 # Under no_grad its forward builds nothing, but tells what it returns.
                 return self.inline(
@@ -1733,8 +1751,8 @@ class Evaluator:
             saved |= {c.params_obj for c in inst.seq_children[1:] if c.has_params}
             if len([c for c in inst.seq_children if c.has_params]) >= 1 and x.requires_grad:
                 saved.add(inst.seq_children[0].params_obj)
-        if inst.kind == "user" and inst.user_class is not None and "forward" in inst.user_class.methods:
-            fwd = inst.user_class.methods["forward"]
+        fwd = _entry(inst) if inst.kind == "user" else None
+        if fwd is not None:
             if self.can_inline(fwd):
                 inner = self.inline(
                     fwd, [Val(Grad.NONE, Ty.MODULE, module=inst), *args], kwargs, node, self_inst=None
@@ -2008,7 +2026,12 @@ class Evaluator:
             self.rep.exempt_taints(val.taints)
         if val.grad is Grad.NONE:
             if val.ty in (Ty.TENSOR, Ty.NUMBER) and st.mode is not GradMode.MAYBE:
-                self.rep.no_grad_fn(run)
+                penalty = next((t for t in val.taints if t.kind == "grad-no-graph"), None)
+                if penalty is not None and val.cause is not None and val.cause[1] is penalty.node:
+                    # Cut by the gradient itself: the fix is at `autograd.grad`, not at this line.
+                    self.rep.penalty(run, penalty, raises=True)
+                else:
+                    self.rep.no_grad_fn(run)
             return
         if val.grad is not Grad.GRAPH:
             if val.grad is Grad.UNKNOWN and target is not None and st.mode is not GradMode.OFF:
@@ -2463,30 +2486,42 @@ def _is_int_literal_data(node: ast.expr) -> bool:
     return False
 
 
-def _sequential_hazard(node: ast.Call) -> tuple[ast.AST, str] | None:
-    """``nn.Sequential(..., nn.Sigmoid(), nn.ReLU(inplace=True))``: the ReLU overwrites a saved output."""
-    prev: str | None = None
-    for arg in node.args:
-        name = (
-            arg.func.attr
-            if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute)
-            else (arg.func.id if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) else None)
-        )
-        if name is None:
-            prev = None
+def _entry(inst: ModuleInst) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """What calling a module of this file runs: its own ``__call__`` when it overrides
+    ``nn.Module.__call__``, else its ``forward``."""
+    methods = inst.user_class.methods if inst.user_class is not None else {}
+    found = methods.get("__call__") or methods.get("forward")
+    return found if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
+
+def _sequential_hazard(children: list[ModuleInst]) -> tuple[ast.AST, str] | None:
+    """``nn.Sequential(..., nn.Sigmoid(), nn.ReLU(inplace=True))``: a layer changes in place the
+    output that the layer before it saved for backward."""
+    for prev, cur in zip(children, children[1:], strict=False):
+        if cur.kwargs.get("inplace") is not True or cur.origin is None:
             continue
-        inplace = isinstance(arg, ast.Call) and any(
-            k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value is True
-            for k in arg.keywords
-        )
-        if (
-            inplace
-            and prev in ("Sigmoid", "Tanh", "Softmax", "ELU", "ReLU", "LogSoftmax")
-            and name in ("ReLU", "ReLU6", "LeakyReLU", "ELU", "Hardtanh", "Dropout", "SELU", "SiLU")
-        ):
-            return arg, prev
-        prev = name
+        if prev.kwargs.get("inplace") is True:
+            saves_output = _INPLACE_TWIN.get(prev.cls_name, "") in api.INPLACE_SAVES_OUTPUT
+        else:
+            saves_output = api.ACTIVATIONS.get(prev.cls_name, False)
+        if saves_output:
+            return cur.origin, prev.cls_name
     return None
+
+
+# The in-place function an activation module with ``inplace=True`` runs.
+_INPLACE_TWIN = {
+    "ReLU": "relu_",
+    "LeakyReLU": "leaky_relu_",
+    "ELU": "elu_",
+    "SELU": "selu_",
+    "CELU": "celu_",
+    "Hardtanh": "hardtanh_",
+    "ReLU6": "hardtanh_",
+    "SiLU": "silu_",
+    "Hardswish": "hardswish_",
+    "Mish": "mish_",
+}
 
 
 def _flat(val: Val) -> Val:

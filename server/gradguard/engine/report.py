@@ -747,7 +747,7 @@ class Reporter:
             fixes.append(self.fix("GG109", "sum", "append", expr=self.span(target), suffix=".sum()"))
         self.add("GG109", run.call, {"loss": self.text(target), "why": why}, [], fixes)
 
-    def penalty(self, run: BackwardRun, taint: Taint) -> None:
+    def penalty(self, run: BackwardRun, taint: Taint, raises: bool = False) -> None:
         node = taint.node
         if id(node) in self.penalties_reported:
             return
@@ -766,8 +766,17 @@ class Reporter:
             "GG202",
             node,
             {"name": self.text(node), "loss": self.text(run.target)},
-            [self.backward_related(run, "this backward gets no gradient from the penalty", "reused")],
+            [
+                self.backward_related(
+                    run,
+                    "this backward raises: nothing in it has a grad_fn"
+                    if raises
+                    else "this backward gets no gradient from the penalty",
+                    "reused",
+                )
+            ],
             fixes,
+            variant="raises" if raises else None,
         )
 
     # -- GG107, GG111, GG203 -------------------------------------------------------------
@@ -853,6 +862,14 @@ class Reporter:
     def hazard(self, run: BackwardRun, site: Site) -> None:
         assert site.hazard is not None
         node, act = site.hazard
+        func = node.func if isinstance(node, ast.Call) else None
+        layer = (
+            func.attr
+            if isinstance(func, ast.Attribute)
+            else func.id
+            if isinstance(func, ast.Name)
+            else "ReLU"
+        )
         fixes = []
         if isinstance(node, ast.Call):
             fixes.append(
@@ -863,6 +880,7 @@ class Reporter:
             node,
             {
                 "act": act,
+                "layer": layer,
                 "name": act,
                 "op": self.text(node),
                 "saved_by": act,

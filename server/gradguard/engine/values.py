@@ -128,6 +128,7 @@ class ModuleInst:
         "params_obj",
         "attrs",
         "key",
+        "origin",
     )
 
     def __init__(self, cls_name: str, has_params: bool, user_class: Any = None, kind: str = "layer") -> None:
@@ -147,6 +148,7 @@ class ModuleInst:
         # Its attributes live in the state as heap cells named "<key>.<attr>", so they are
         # flow-sensitive, joined and carried across loop iterations like local names.
         self.key = f"@{next(_OBJ_IDS)}"
+        self.origin: ast.AST | None = None  # the constructor call (nn.ReLU(inplace=True))
 
     def mark_trained(self) -> None:
         """Its parameters go to an optimizer: so do those of every sub-module."""
@@ -176,6 +178,7 @@ class ModuleInst:
         new.kwargs = dict(self.kwargs)
         new.frozen = self.frozen
         new.hazard = self.hazard
+        new.origin = self.origin
         new.children = {k: c.clone(memo) for k, c in self.children.items()}
         new.seq_children = [c.clone(memo) for c in self.seq_children]
         new.attrs = {k: remap_module(v, memo) for k, v in self.attrs.items()}

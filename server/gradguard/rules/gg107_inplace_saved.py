@@ -94,7 +94,7 @@ RULE = Rule(
             "autograd does not allow changing such a view in place, so this line raises"
         ),
         "sequential": (
-            "`ReLU(inplace=True)` right after `{act}` overwrites the output that `{act}` saved for "
+            "`{layer}(inplace=True)` right after `{act}` overwrites the output that `{act}` saved for "
             "its backward"
         ),
     },

@@ -11,7 +11,10 @@ loss changes the loss's value and nothing else; the penalty's gradient is
 silently zero, so the regularisation you are paying to compute never acts. In
 the first example `penalty.requires_grad` is `False` and the critic's weight
 gradient is the same with or without the `10 * penalty` term. No warning,
-no error.
+no error. When the penalty is backpropagated on its own, the same mistake
+raises `RuntimeError: element 0 of tensors does not require grad and does
+not have a grad_fn`; the finding is then reported here, at the
+`autograd.grad` call to change, rather than as GG106.
 
 ## Example
 ```python
@@ -48,6 +51,12 @@ RULE = Rule(
         "`{name}` comes from `autograd.grad` without `create_graph=True`, so it is a constant: "
         "the term it adds to `{loss}` contributes no gradient"
     ),
+    variants={
+        "raises": (
+            "`{name}` comes from `autograd.grad` without `create_graph=True`, so it is a constant: "
+            "`{loss}`, built from it alone, has no grad_fn, and its `backward()` raises"
+        ),
+    },
     fixes={
         "create-graph": (
             "Pass `create_graph=True`",
@@ -166,5 +175,27 @@ for step in range(2):
 """,
         line=23,
         effect="not grad_x.requires_grad",
+    ),
+    # The penalty backpropagated on its own (a separate critic step): it raises.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+critic = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1))
+optimizer = torch.optim.Adam(critic.parameters(), lr=1e-3)
+real = torch.randn(8, 2)
+fake = torch.randn(8, 2)
+alpha = torch.rand(8, 1)
+mixed = (alpha * real + (1 - alpha) * fake).requires_grad_()
+grads, = torch.autograd.grad(critic(mixed).sum(), mixed)
+gradient_penalty = 10 * ((grads.norm(dim=1) - 1) ** 2).mean()
+optimizer.zero_grad()
+gradient_penalty.backward()
+optimizer.step()
+""",
+        line=11,
+        error="RuntimeError: element 0 of tensors does not require grad",
     ),
 ]
