@@ -180,7 +180,10 @@ SECTIONS = ("## What it does", "## Why is this bad", "## Example", "## Fix")
 # Message fields the engine passes, by rule and template ("" is the main message).
 DOCUMENTED_FIELDS: dict[str, dict[str, set[str]]] = {
     "GG110": {"": {"name"}},
-    "GG111": {"": {"optimizer", "first_line", "second_line"}},
+    "GG111": {
+        "": {"optimizer", "first_line", "second_line"},
+        "built-before": {"optimizer", "loss", "saved_line", "second_line"},
+    },
     "GG112": {"": {"name"}},
     "GG201": {
         "": {"optimizer", "step_line"},
@@ -196,7 +199,7 @@ DOCUMENTED_FIELDS: dict[str, dict[str, set[str]]] = {
 
 DOCUMENTED_FIXES: dict[str, set[str]] = {
     "GG110": {"detach-numpy"},
-    "GG111": {"step-after-backward"},
+    "GG111": {"step-after-backward", "recompute-after-step"},
     "GG112": {"assign-detach"},
     "GG201": {"zero-grad-before-backward", "move-zero-grad", "clear-input-grad"},
     "GG202": {"create-graph"},

@@ -682,6 +682,9 @@ class Evaluator:
             return Val(Grad.NONE, Ty.OTHER, qual=_DISTRIBUTION, elts=params)
         if qual == "copy.deepcopy" and len(args) == 1 and args[0].ty is Ty.MODULE and args[0].module:
             return self.copy_module(args[0].module)
+        if qual == "itertools.chain" and args and all(a.ty is Ty.PARAMS for a in args) and not kwargs:
+            # itertools.chain(G_A.parameters(), G_B.parameters()): one optimizer for both.
+            return Val(Grad.NONE, Ty.PARAMS, info=tuple(m for a in args for m in (a.info or ())))
         if qual == "collections.OrderedDict":
             return self.dict_from(node, args, kwargs)
         if qual == "collections.defaultdict" and args and args[0].qual == "builtins.list" and not kwargs:
@@ -990,6 +993,11 @@ class Evaluator:
                 info.modules.extend(first.info)
             elif first.elts:
                 for e in first.elts:
+                    if e.ty is Ty.DICT and e.keys is not None and "params" in e.keys and e.elts is not None:
+                        e = e.elts[e.keys.index("params")]  # a parameter group: {"params": ..., "lr": ...}
+                        if e.ty is Ty.PARAMS and isinstance(e.info, tuple):
+                            info.modules.extend(e.info)
+                            continue
                     if e.ty is Ty.PARAMS and e.module is not None:
                         info.modules.append(e.module)
                     elif e.grad is Grad.LEAF and e.obj is not None:
@@ -1091,8 +1099,11 @@ class Evaluator:
             # The first backward since the last step (of any optimizer) that adds onto applied
             # gradients: where their zero_grad() belongs.
             window_start = "applied" in flags and stmt is not None and not _backward_of(flags)
-            if "new" not in flags or window_start:
-                self.set_grads(info, flags | {"new", *([stmt] if window_start else [])})
+            # Which of its parameters certainly hold a gradient now: its step changes those.
+            tags = {("reached", obj) for obj in reached & info.objs}
+            new = flags | {"new", *tags, *([stmt] if window_start else [])}
+            if new != flags:
+                self.set_grads(info, frozenset(new))
 
     # -- tensor ops and methods ------------------------------------------------------
 
@@ -1600,6 +1611,8 @@ class Evaluator:
             for frame in self.loops:
                 frame.stepped = True
             flags = self.grads(info)
+            # Parameters a backward certainly gave a gradient since `.grad` was last cleared.
+            changed = {f[1] for f in flags or () if isinstance(f, tuple) and f[0] == "reached"}
             if flags is not None and {"new", "applied"} <= flags:
                 # New gradients were added to ones an earlier step already applied: nothing
                 # cleared `.grad` in between, so this step applies their running sum.
@@ -1624,7 +1637,9 @@ class Evaluator:
                     seen.add(id(site))
                     retained = self.st.retained.get(site)
                     optimizer = node.func.value if isinstance(node.func, ast.Attribute) else node.func
-                    self.st.dirty[site] = Dirt(stmt, "step", optimizer, retained_by=retained)
+                    self.st.dirty[site] = Dirt(
+                        stmt, "step", optimizer, retained_by=retained, certain=bool(site.saved & changed)
+                    )
         return NONE_VAL
 
     def frozen(self, inst: ModuleInst) -> bool | None:
@@ -1663,6 +1678,11 @@ class Evaluator:
         taints = frozenset().union(*(a.taints for a in args)) if args else frozenset()
         if taints and not taints <= out.taints and out is not UNKNOWN:
             out = out.with_(taints=out.taints | taints)  # what a module computes from its inputs
+            if out.elts is not None and out.ty is Ty.TUPLE:
+                # (output, state) pairs: each tensor in it is computed from the inputs too.
+                out = out.with_(
+                    elts=tuple(e.with_(taints=e.taints | taints) if e.is_tensor else e for e in out.elts)
+                )
         return out
 
     def _module_call(self, inst: ModuleInst, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
@@ -1787,6 +1807,12 @@ class Evaluator:
                 )
             )
             return Val(Grad.NONE, Ty.TUPLE, elts=(out.with_(ty=Ty.TENSOR), state))
+        if inst.cls_name == "MultiheadAttention":
+            # (attn_output, attn_weights); the weights are None with need_weights=False.
+            weights = Val(Grad.GRAPH, Ty.TENSOR, sites=sites, root=site, obj=object())
+            if inst.kwargs.get("need_weights") is False or self.const_kw(node, "need_weights") is not None:
+                weights = UNKNOWN
+            return Val(Grad.NONE, Ty.TUPLE, elts=(out.with_(ty=Ty.TENSOR), weights))
         if inst.kind == "lstmcell":  # (h, c)
             c = Val(Grad.GRAPH, Ty.TENSOR, sites=sites, root=site, obj=object())
             return Val(Grad.NONE, Ty.TUPLE, elts=(out.with_(ty=Ty.TENSOR), c))

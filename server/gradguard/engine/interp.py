@@ -738,6 +738,8 @@ class Interpreter(Evaluator):
             if target.attr == "requires_grad":
                 base = self.peek(target.value)
                 flag = target_const(stmt)
+                if flag is None and val.ty is Ty.NUMBER:
+                    flag = val.truth  # a flag passed in: `def set_requires_grad(net, flag)`
                 if isinstance(base.info, ModuleInst) and base.ty is Ty.TENSOR:
                     self.set_requires_grad(base.info, flag)
                 if base.is_tensor and isinstance(target.value, (ast.Name, ast.Attribute)):

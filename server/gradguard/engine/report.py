@@ -180,6 +180,50 @@ class Reporter:
             return block
         return None
 
+    def recompute_fix(self, run: BackwardRun, dirt: Dirt) -> list[FixRef]:
+        """Move the statement that built the late loss to just before its backward, so the loss is
+        computed from the stepped weights: offered only when that statement and the backward share
+        a block with the step between them, and nothing in between reads the loss's name or
+        rebinds a name the statement reads."""
+        target, stmt, step = run.target, run.stmt, dirt.node
+        if not isinstance(target, ast.Name) or stmt is None or not isinstance(step, ast.stmt):
+            return []
+        block = self.blocks.get(id(stmt))
+        if block is None or block is not self.blocks.get(id(step)):
+            return []
+        at = block.index(stmt)
+        build = next(
+            (
+                i
+                for i in range(at - 1, -1, -1)
+                if isinstance(block[i], ast.Assign)
+                and len(block[i].targets) == 1  # type: ignore[attr-defined]
+                and isinstance(block[i].targets[0], ast.Name)  # type: ignore[attr-defined]
+                and block[i].targets[0].id == target.id  # type: ignore[attr-defined]
+            ),
+            None,
+        )
+        if build is None or not build < block.index(step) < at:
+            return []
+        reads = {
+            n.id for n in ast.walk(block[build]) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        }
+        for between in block[build + 1 : at]:
+            for n in ast.walk(between):
+                if isinstance(n, ast.Name) and (
+                    n.id == target.id or isinstance(n.ctx, ast.Store) and n.id in reads
+                ):
+                    return []
+        return [
+            self.fix(
+                "GG111",
+                "recompute-after-step",
+                "move-before",
+                stmt=self.span(block[build]),
+                anchor=self.span(stmt),
+            )
+        ]
+
     def backward_seen(self, run: BackwardRun) -> None:
         self.backward_runs.append(run)
 
@@ -288,28 +332,12 @@ class Reporter:
     ) -> None:
         gan = self.gan_pattern(run, site, first)
         if gan is not None:
-            d_site, arg_node = gan
-            fake = self.text(arg_node)
-            disc = (
-                d_site.module.name
-                if d_site.module and d_site.module.name
-                else self.text(d_site.node.func if isinstance(d_site.node, ast.Call) else d_site.node)
-            )
-            gan_fixes = [
-                self.fix("GG105", "detach-fake", "append", expr=self.span(arg_node), suffix=".detach()")
-            ]
-            self.add(
-                "GG105",
-                arg_node,
-                {
-                    "fake": fake,
-                    "disc": disc,
-                    "backward_line": first.call.lineno,
-                    "reuse_line": run.call.lineno,
-                },
+            self.gan_fake(
+                run,
+                first,
+                gan,
                 [built, freed, self.backward_related(run, "reused here: fails", "reused")],
-                gan_fixes,
-                chain,
+                chain=chain,
             )
             return
         # The same loss again (or a value built on that loss itself): a double backward, not two
@@ -385,6 +413,41 @@ class Reporter:
     def retain_fix(self, code: str, first: BackwardRun) -> FixRef:
         return self.fix(
             code, "retain-graph", "set-keyword", call=self.span(first.call), name="retain_graph", value="True"
+        )
+
+    def gan_fake(
+        self,
+        run: BackwardRun,
+        first: BackwardRun,
+        gan: tuple[Site, ast.expr],
+        related: list[Related],
+        chain: str = "",
+        step: Dirt | None = None,
+    ) -> None:
+        """GG105 at the discriminator call whose fake argument needs `.detach()`."""
+        d_site, arg_node = gan
+        disc = (
+            d_site.module.name
+            if d_site.module and d_site.module.name
+            else self.text(d_site.node.func if isinstance(d_site.node, ast.Call) else d_site.node)
+        )
+        fields: dict[str, Any] = {
+            "fake": self.text(arg_node),
+            "disc": disc,
+            "backward_line": first.call.lineno,
+            "reuse_line": run.call.lineno,
+        }
+        if step is not None:
+            fields["optimizer"] = self.text(step.target)
+            fields["step_line"] = getattr(step.node, "lineno", "?")
+        self.add(
+            "GG105",
+            arg_node,
+            fields,
+            related,
+            [self.fix("GG105", "detach-fake", "append", expr=self.span(arg_node), suffix=".detach()")],
+            chain,
+            variant="stepped" if step is not None else None,
         )
 
     def gan_pattern(self, run: BackwardRun, site: Site, first: BackwardRun) -> tuple[Site, ast.expr] | None:
@@ -789,6 +852,23 @@ class Reporter:
         if dirt.kind == "step":
             first = dirt.retained_by
             if first is None:
+                if dirt.certain:
+                    # A graph built before the step and first backpropagated after it. No automatic
+                    # fix: moving the step would let this loss's gradient into that optimizer's
+                    # parameters (an actor loss training the critic); the forward must be redone.
+                    self.add(
+                        "GG111",
+                        dirt.node,
+                        {
+                            "optimizer": self.text(dirt.target),
+                            "loss": self.text(run.target),
+                            "saved_line": getattr(site.node, "lineno", "?"),
+                            "second_line": run.call.lineno,
+                        },
+                        [saved_related, fails],
+                        self.recompute_fix(run, dirt),
+                        variant="built-before",
+                    )
                 return
             differing = _differing_loop(first.ipath, run.ipath)
             loop = next((f for f in loops if id(f.node) == differing), None)
@@ -798,6 +878,12 @@ class Reporter:
                 in_loop = any(l_id == differing for l_id, _ in site.ipath)
                 chain = chain_text(run.val, site, self.pos, loop.node)
                 self.masked(run, site, first, loop, "GG104" if in_loop else "GG103", chain)
+                return
+            gan = self.gan_pattern(run, site, first)
+            if gan is not None:
+                # A D step on the fake the G step already used: detach it there. Moving the G step
+                # after this backward would silence the error and let the D loss train G.
+                self.gan_fake(run, first, gan, [saved_related, fails], step=dirt)
                 return
             fixes: list[FixRef] = []
             if (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .values import UNKNOWN, GradMode, IPath, Site, Val, join
@@ -33,6 +33,8 @@ class Dirt:
     target: ast.expr  # the changed tensor (for a step: the optimizer)
     retained_by: BackwardRun | None = None
     stmt: ast.stmt | None = None  # the statement holding the change
+    # A step: it certainly changed a parameter this node saved (a backward gave it a gradient).
+    certain: bool = False
 
 
 @dataclass(slots=True)
@@ -61,6 +63,15 @@ def _meet(a: dict[Site, Any], b: dict[Site, Any]) -> dict[Site, Any]:
     return {k: v for k, v in a.items() if k in b}
 
 
+def _meet_dirt(a: dict[Site, Dirt], b: dict[Site, Dirt]) -> dict[Site, Dirt]:
+    """Changes made on every path; a step is certain only where it is on each path."""
+    out = _meet(a, b)
+    for site, dirt in out.items():
+        if dirt.certain and not b[site].certain:
+            out[site] = replace(dirt, certain=False)
+    return out
+
+
 def join_states(states: list[State | None]) -> State | None:
     """What certainly holds on every live path."""
     live = [s for s in states if s is not None]
@@ -82,7 +93,7 @@ def join_states(states: list[State | None]) -> State | None:
         out.env = env
         out.freed = _meet(out.freed, other.freed)
         out.vfreed = _meet(out.vfreed, other.vfreed)
-        out.dirty = _meet(out.dirty, other.dirty)
+        out.dirty = _meet_dirt(out.dirty, other.dirty)
         out.retained = _meet(out.retained, other.retained)
         if out.mode is not other.mode:
             out.mode = GradMode.MAYBE

@@ -20,6 +20,14 @@ RuntimeError: Trying to backward through the graph a second time (or directly ac
 The D step also wastes a full backward through G whose gradients no optimizer
 of D will use.
 
+When the generator steps first (its loss backpropagated with
+`retain_graph=True`, then `opt_g.step()`) and the D step reuses the same
+`fake`, the D step's backward walks back into G, whose weights the step
+changed in place, and torch raises `RuntimeError: one of the variables needed
+for gradient computation has been modified by an inplace operation`. The fix
+is the same `.detach()`; moving the G step after the D backward would silence
+the error but let the D loss train G.
+
 ## Example
 
 ```python
@@ -64,6 +72,13 @@ RULE = Rule(
         "`{fake}` goes into `{disc}` without `.detach()`, so the backward on line {backward_line} "
         "frees the generator's graph; reusing `{fake}` on line {reuse_line} then fails"
     ),
+    variants={
+        "stepped": (
+            "`{fake}` goes into `{disc}` without `.detach()`, so the backward on line {reuse_line} "
+            "walks back into the generator, whose weights `{optimizer}.step()` on line {step_line} "
+            "changed in place; it fails"
+        ),
+    },
     fixes={
         "detach-fake": (
             "Pass the detached fake batch to the discriminator step",
@@ -206,5 +221,23 @@ for step in range(2):
 """,
         line=31,
         error="RuntimeError: Trying to backward through the graph a second time",
+    ),
+    # The generator steps first (its graph retained), then the D step reuses the same fake.
+    Invalid(
+        _MODELS
+        + """\
+for step in range(2):
+    fake = G(torch.randn(16, 4))
+    g_loss = bce(D(fake), ones)
+    opt_g.zero_grad()
+    g_loss.backward(retain_graph=True)
+    opt_g.step()
+    d_loss = bce(D(real), ones) + bce(D(fake), zeros)
+    opt_d.zero_grad()
+    d_loss.backward()
+    opt_d.step()
+""",
+        line=19,
+        error="RuntimeError: one of the variables needed for gradient computation has been modified",
     ),
 ]

@@ -1,7 +1,10 @@
 """## What it does
 Finds `optimizer.step()` placed between two backward passes over one graph that
 was kept alive with `retain_graph=True` (two losses sharing a forward pass, each
-backpropagated separately).
+backpropagated separately). Also finds a step that changes weights a loss built
+before it saved, when that loss is backpropagated only after the step (an actor
+loss computed through the critic, then the critic's step, then the actor's
+backward), where a backward certainly gave those weights a gradient first.
 
 ## Why is this bad
 `step()` updates the parameters in place. The second backward still needs the
@@ -40,6 +43,13 @@ The two gradients are now summed into one update, which is what a shared forward
 pass means. If you really want two sequential updates, run a fresh forward pass
 after the first `step()` (and drop `retain_graph`).
 
+For a loss built before another network's step (actor-critic, SAC), the fix
+moves the statement that computes the loss to just before its backward, so it is
+computed from the stepped weights; it is offered only where nothing in between
+reads the loss or rebinds a name that statement reads. Moving the step after the
+late backward instead would let that loss's gradient into the stepped network
+(the actor loss would train the critic).
+
 ## When it does not fire
 When the second loss comes from a forward pass made after the step, when
 nothing steps between the two backward calls, or when the two backward calls
@@ -58,10 +68,21 @@ RULE = Rule(
         "`{optimizer}.step()` runs between the backward on line {first_line} and the backward on line "
         "{second_line} through the same graph; it changes saved weights in place, so the second one raises"
     ),
+    variants={
+        "built-before": (
+            "`{optimizer}.step()` changes in place weights that the graph of `{loss}` saved on line "
+            "{saved_line}; its backward on line {second_line} runs after the step and raises"
+        ),
+    },
     fixes={
         "step-after-backward": (
             "Move the step after the last backward",
             "Both losses' gradients go into one update instead of two sequential ones.",
+        ),
+        "recompute-after-step": (
+            "Compute the loss after the step",
+            "The loss is now computed from the stepped weights (the critic after its update), as a "
+            "fresh forward would; its gradient still reaches the same parameters.",
         ),
     },
 )
@@ -123,6 +144,29 @@ for step in range(3):
     optimizer.step()
 """
     ),
+    # Actor-critic done in order: the actor loss is computed after the critic's step.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+actor = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 2))
+critic = nn.Sequential(nn.Linear(5, 8), nn.Tanh(), nn.Linear(8, 1))
+opt_actor = torch.optim.Adam(actor.parameters(), lr=1e-3)
+opt_critic = torch.optim.Adam(critic.parameters(), lr=1e-3)
+states = torch.randn(16, 3)
+actions = actor(states)
+critic_loss = (critic(torch.cat([states, actions.detach()], dim=1)) - 1).pow(2).mean()
+opt_critic.zero_grad()
+critic_loss.backward()
+opt_critic.step()
+actor_loss = -critic(torch.cat([states, actions], dim=1)).mean()
+opt_actor.zero_grad()
+actor_loss.backward()
+opt_actor.step()
+"""
+    ),
 ]
 
 INVALID: list[Invalid] = [
@@ -182,6 +226,31 @@ for step in range(2):
     reg_loss.backward()
 """,
         line=30,
+        error="RuntimeError: one of the variables needed for gradient computation has been modified",
+    ),
+    # Actor-critic: the actor loss goes through the critic, whose step runs before the actor's backward.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+actor = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 2))
+critic = nn.Sequential(nn.Linear(5, 8), nn.Tanh(), nn.Linear(8, 1))
+opt_actor = torch.optim.Adam(actor.parameters(), lr=1e-3)
+opt_critic = torch.optim.Adam(critic.parameters(), lr=1e-3)
+states = torch.randn(16, 3)
+actions = actor(states)
+actor_loss = -critic(torch.cat([states, actions], dim=1)).mean()
+critic_loss = (critic(torch.cat([states, actions.detach()], dim=1)) - 1).pow(2).mean()
+opt_critic.zero_grad()
+critic_loss.backward()
+opt_critic.step()
+opt_actor.zero_grad()
+actor_loss.backward()
+opt_actor.step()
+""",
+        line=15,
         error="RuntimeError: one of the variables needed for gradient computation has been modified",
     ),
 ]
