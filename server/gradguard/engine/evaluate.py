@@ -11,6 +11,7 @@ import builtins
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import observations as obs
 from . import shapes as shp
 from . import torchapi as api
 from .report import Reporter
@@ -669,7 +670,7 @@ class Evaluator:
             return self.builtin_call(name, node, args, kwargs)
         if top == "numpy":
             if name in ("array", "asarray") and args and args[0].requires_grad:
-                self.rep.numpy_on_grad(node, node.args[0], array_call=True)
+                self.rep.publish(obs.NumpyOnGrad(node, node.args[0], array_call=True))
             self.escape(args, kwargs)
             return OTHER
         if top == "math" and name not in ("inf", "nan", "pi", "e", "tau"):
@@ -1285,7 +1286,7 @@ class Evaluator:
         if name == "detach":
             stmt = self.stmt_stack[-1] if self.stmt_stack else None
             if isinstance(stmt, ast.Expr) and stmt.value is node and not node.args and not node.keywords:
-                self.rep.discarded_detach(stmt, node)  # `h.detach()` alone changes nothing
+                self.rep.publish(obs.DiscardedDetach(stmt, node))  # `h.detach()` alone changes nothing
             return Val(Grad.NONE, Ty.TENSOR, obj=recv.obj, shape=recv.shape, cause=("`.detach()`", node))
         if name == "detach_":
             if first_arg is not None:
@@ -1298,7 +1299,7 @@ class Evaluator:
             name = "to"  # `x.type(torch.float32)` casts; `x.type()` names the type
         if name == "numpy":
             if recv.requires_grad and first_arg is not None:
-                self.rep.numpy_on_grad(node, first_arg, array_call=False)
+                self.rep.publish(obs.NumpyOnGrad(node, first_arg, array_call=False))
             return OTHER
         if name in ("item",):
             return Val(Grad.NONE, Ty.NUMBER, cause=("`.item()`", node))
@@ -1487,7 +1488,7 @@ class Evaluator:
         if cur.grad is Grad.LEAF and st.mode is GradMode.ON and not cur.via_data:
             stmt = self.stmt_stack[-1] if self.stmt_stack else None
             if stmt is not None:
-                self.rep.leaf_inplace(stmt, target, node, self.torch_alias())
+                self.rep.publish(obs.LeafInplace(stmt, target, node, self.torch_alias()))
         if cur.view_of is not None and cur.requires_grad and st.mode is GradMode.ON:
             stmt = self.stmt_stack[-1] if self.stmt_stack else None
             if stmt is not None:
@@ -2053,11 +2054,10 @@ class Evaluator:
         if val.grad is Grad.NONE:
             if val.ty in (Ty.TENSOR, Ty.NUMBER) and st.mode is not GradMode.MAYBE:
                 penalty = next((t for t in val.taints if t.kind == "grad-no-graph"), None)
-                if penalty is not None and val.cause is not None and val.cause[1] is penalty.node:
-                    # Cut by the gradient itself: the fix is at `autograd.grad`, not at this line.
-                    self.rep.penalty(run, penalty, raises=True)
-                else:
-                    self.rep.no_grad_fn(run)
+                cut_by_grad = penalty is not None and val.cause is not None and val.cause[1] is penalty.node
+                self.rep.publish(
+                    obs.NoGraphBackward(run, penalty if cut_by_grad else None, number=val.ty is Ty.NUMBER)
+                )
             return
         if val.grad is not Grad.GRAPH:
             if val.grad is Grad.UNKNOWN and target is not None and st.mode is not GradMode.OFF:
@@ -2074,7 +2074,7 @@ class Evaluator:
         if self.kw_node(node, "gradient") is not None:
             has_gradient = True
         if kind == "backward" and not has_gradient and (shp.not_scalar(val.shape) or val.plural):
-            self.rep.nonscalar(run, val.shape)
+            self.rep.publish(obs.NonScalarBackward(run, val.shape))
         # The order matters: a freed buffer raises before a version check would.
         ordered = sorted(val.sites, key=lambda s: getattr(s, "seq", 0))
         reported = False
@@ -2102,7 +2102,7 @@ class Evaluator:
                     break
         for taint in val.taints:
             if taint.kind == "grad-no-graph":
-                self.rep.penalty(run, taint)
+                self.rep.publish(obs.PenaltyBackward(run, taint))
         if kind == "backward":
             self.grads_added(val)
         # Free what this pass traversed.

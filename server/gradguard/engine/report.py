@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..findings import Finding, FixRef, Related, Span
+from ..observations import Check, Observation
+from ..rules import RULES, checks
 from .chain import chain_text
 from .positions import Positions
 from .state import BackwardRun, Dirt, LoopFrame
@@ -51,10 +53,6 @@ class BackwardInfo:
 
 
 def _rule(code: str) -> Any:
-    try:
-        from ..rules import RULES
-    except ImportError:
-        return None
     return RULES.get(code)
 
 
@@ -66,7 +64,8 @@ class Reporter:
         self.findings: dict[tuple[str, Span], Finding] = {}
         self.pending_acc: dict[object, Finding] = {}
         self.exempt: set[object] = set()
-        self.penalties_reported: set[int] = set()
+        self._once: set[object] = set()
+        self.checks: dict[type, list[Check]] = checks()
         self.backward_runs: list[BackwardRun] = []
         self.blocks: dict[int, list[ast.stmt]] = {}  # id(statement) -> the list that holds it
         # Heap cell ("@3.hidden") -> the statement that last wrote a graph into it (the cause of GG104).
@@ -223,6 +222,17 @@ class Reporter:
                 anchor=self.span(stmt),
             )
         ]
+
+    def publish(self, observation: Observation) -> None:
+        """An observation of the engine: every rule that checks this kind judges it."""
+        for check in self.checks.get(type(observation), ()):
+            check(self, observation)
+
+    def once(self, key: object) -> bool:
+        if key in self._once:
+            return False
+        self._once.add(key)
+        return True
 
     def backward_seen(self, run: BackwardRun) -> None:
         self.backward_runs.append(run)
@@ -761,87 +771,6 @@ class Reporter:
             self.findings.pop((finding.code, finding.span), None)
             self.pending_masks.setdefault(finding.span, (finding, loop))
 
-    # -- GG106, GG109, GG202 -----------------------------------------------------------
-
-    def no_grad_fn(self, run: BackwardRun) -> None:
-        val = run.val
-        cause = val.cause
-        cause_text = (
-            f"{cause[0]} on line {getattr(cause[1], 'lineno', '?')}"
-            if cause
-            else "no tensor in it requires grad"
-        )
-        fixes: list[FixRef] = []
-        related: list[Related] = []
-        if cause is not None:
-            related.append(Related(self.span(cause[1]), f"graph cut here: {cause[0]}", "built"))
-            node = cause[1]
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr in ("detach", "item")
-                and not node.args
-            ):
-                fixes.append(self.fix("GG106", "remove-detach", "unwrap", expr=self.span(node)))
-        if cause is None:
-            return  # no definite reason: stay silent
-        self.add(
-            "GG106",
-            run.call,
-            {"loss": self.text(run.target), "cause": cause_text},
-            related,
-            fixes,
-            variant="float" if val.ty is Ty.NUMBER else None,
-        )
-
-    def nonscalar(self, run: BackwardRun, shape: tuple[int | None, ...] | None) -> None:
-        sizes = ", ".join("?" if d is None else str(d) for d in shape or ())
-        why = (
-            "it has more than one element"
-            if shape is None
-            else f"shape ({sizes},)"
-            if len(shape) == 1
-            else f"shape ({sizes})"
-        )
-        target = run.target
-        fixes: list[FixRef] = []
-        if target is not None:
-            fixes.append(self.fix("GG109", "mean", "append", expr=self.span(target), suffix=".mean()"))
-            fixes.append(self.fix("GG109", "sum", "append", expr=self.span(target), suffix=".sum()"))
-        self.add("GG109", run.call, {"loss": self.text(target), "why": why}, [], fixes)
-
-    def penalty(self, run: BackwardRun, taint: Taint, raises: bool = False) -> None:
-        node = taint.node
-        if id(node) in self.penalties_reported:
-            return
-        self.penalties_reported.add(id(node))
-        fixes = [
-            self.fix(
-                "GG202",
-                "create-graph",
-                "set-keyword",
-                call=self.span(node),
-                name="create_graph",
-                value="True",
-            )
-        ]
-        self.add(
-            "GG202",
-            node,
-            {"name": self.text(node), "loss": self.text(run.target)},
-            [
-                self.backward_related(
-                    run,
-                    "this backward raises: nothing in it has a grad_fn"
-                    if raises
-                    else "this backward gets no gradient from the penalty",
-                    "reused",
-                )
-            ],
-            fixes,
-            variant="raises" if raises else None,
-        )
-
     # -- GG107, GG111, GG203 -------------------------------------------------------------
 
     def dirty_backward(self, run: BackwardRun, site: Site, dirt: Dirt, loops: list[LoopFrame]) -> None:
@@ -983,54 +912,12 @@ class Reporter:
 
     # -- GG108, GG110, GG112 -------------------------------------------------------------
 
-    def leaf_inplace(self, stmt: ast.stmt, target: ast.expr, op: ast.AST, torch_name: str | None) -> None:
-        fixes = []
-        if torch_name is not None:
-            fixes.append(
-                self.fix(
-                    "GG108",
-                    "wrap-no-grad",
-                    "wrap-with",
-                    stmt=self.span(stmt),
-                    header=f"with {torch_name}.no_grad():",
-                )
-            )
-        self.add("GG108", stmt, {"name": self.text(target), "op": self.text(op)}, [], fixes)
-
     def multiview_inplace(self, stmt: ast.stmt, target: ast.expr, op: ast.AST, split: ast.AST) -> None:
         """An in-place change of a view that chunk/split/unbind returned: raises right there."""
         fixes = [self.fix("GG107", "out-of-place", "rewrite-inplace", stmt=self.span(stmt))]
         related = [Related(self.span(split), f"the views are made here: {self.text(split)}", "built")]
         fields = {"name": self.text(target), "op": self.text(op), "split": self.text(split)}
         self.add("GG107", stmt, fields, related, fixes, variant="multiview")
-
-    def numpy_on_grad(self, call: ast.Call, recv: ast.expr, array_call: bool) -> None:
-        fixes = [
-            self.fix(
-                "GG110",
-                "detach-numpy",
-                "append",
-                expr=self.span(recv),
-                suffix=".detach().cpu()" if not array_call else ".detach().cpu().numpy()",
-            )
-        ]
-        self.add("GG110", call, {"name": self.text(recv)}, [], fixes)
-
-    def discarded_detach(self, stmt: ast.Expr, call: ast.Call) -> None:
-        assert isinstance(call.func, ast.Attribute)
-        target = self.text(call.func.value)
-        fixes = []
-        if isinstance(call.func.value, (ast.Name, ast.Attribute)):
-            fixes.append(
-                self.fix(
-                    "GG112",
-                    "assign-detach",
-                    "replace-stmt",
-                    stmt=self.span(stmt),
-                    text=f"{target} = {target}.detach()",
-                )
-            )
-        self.add("GG112", stmt, {"name": target}, [], fixes)
 
     # -- GG301 ---------------------------------------------------------------------------
 

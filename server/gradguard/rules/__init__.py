@@ -14,6 +14,7 @@ import pkgutil
 import re
 from types import ModuleType
 
+from ..observations import Check
 from .base import Invalid, Rule, Valid
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "Valid",
     "docs_url",
     "examples",
+    "checks",
     "render_doc",
     "rule_module",
     "severity_default",
@@ -56,6 +58,16 @@ def _discover() -> dict[str, ModuleType]:
 _MODULES: dict[str, ModuleType] = _discover()
 
 RULES: dict[str, Rule] = {code: module.RULE for code, module in _MODULES.items()}
+
+
+def checks() -> dict[type, list[Check]]:
+    """Each observation type -> the checks of the rules that judge it, in rule order. A rule
+    module declares its checks in ``CHECKS`` (observation type -> function)."""
+    table: dict[type, list[Check]] = {}
+    for code in sorted(_MODULES):
+        for kind, check in getattr(_MODULES[code], "CHECKS", {}).items():
+            table.setdefault(kind, []).append(check)
+    return table
 
 
 def rule_module(code: str) -> ModuleType:

@@ -60,6 +60,10 @@ loss itself. `retain_graph` has nothing to do with this error.
 
 from __future__ import annotations
 
+import ast
+
+from ..findings import FixRef, Related
+from ..observations import Context, NoGraphBackward
 from .base import Invalid, Rule, Valid
 
 RULE = Rule(
@@ -212,3 +216,35 @@ opt.step()
         error="RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn",
     ),
 ]
+
+
+def check_no_graph(ctx: Context, seen: NoGraphBackward) -> None:
+    """A backward on a value with no grad_fn, reported at the backward with what cut the graph
+    (nothing when the cause is not known for certain). A penalty cut by ``autograd.grad``
+    without ``create_graph`` is GG202's, at the call to change."""
+    if seen.penalty is not None:
+        return
+    run = seen.run
+    cause = run.val.cause
+    if cause is None:
+        return  # no definite reason: stay silent
+    node = cause[1]
+    fixes: list[FixRef] = []
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("detach", "item")
+        and not node.args
+    ):
+        fixes.append(ctx.fix("GG106", "remove-detach", "unwrap", expr=ctx.span(node)))
+    ctx.add(
+        "GG106",
+        run.call,
+        {"loss": ctx.text(run.target), "cause": f"{cause[0]} on line {getattr(node, 'lineno', '?')}"},
+        [Related(ctx.span(node), f"graph cut here: {cause[0]}", "built")],
+        fixes,
+        variant="float" if seen.number else None,
+    )
+
+
+CHECKS = {NoGraphBackward: check_no_graph}

@@ -60,6 +60,7 @@ meant to be differentiable, operate out of place on a non-leaf copy instead.
 
 from __future__ import annotations
 
+from ..observations import Context, LeafInplace
 from .base import Invalid, Rule, Valid
 
 RULE = Rule(
@@ -170,3 +171,21 @@ loss.backward()
         "in-place operation.",
     ),
 ]
+
+
+def check_leaf_inplace(ctx: Context, seen: LeafInplace) -> None:
+    fixes = []
+    if seen.torch_name is not None:
+        fixes.append(
+            ctx.fix(
+                "GG108",
+                "wrap-no-grad",
+                "wrap-with",
+                stmt=ctx.span(seen.stmt),
+                header=f"with {seen.torch_name}.no_grad():",
+            )
+        )
+    ctx.add("GG108", seen.stmt, {"name": ctx.text(seen.target), "op": ctx.text(seen.op)}, [], fixes)
+
+
+CHECKS = {LeafInplace: check_leaf_inplace}

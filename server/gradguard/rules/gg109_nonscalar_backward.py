@@ -49,6 +49,8 @@ reduce, or pass `gradient=` explicitly. `retain_graph` is unrelated.
 
 from __future__ import annotations
 
+from ..findings import FixRef
+from ..observations import Context, NonScalarBackward
 from .base import Invalid, Rule, Valid
 
 RULE = Rule(
@@ -162,3 +164,24 @@ loss.backward()
         error="RuntimeError: grad can be implicitly created only for scalar outputs",
     ),
 ]
+
+
+def check_nonscalar(ctx: Context, seen: NonScalarBackward) -> None:
+    shape = seen.shape
+    sizes = ", ".join("?" if d is None else str(d) for d in shape or ())
+    why = (
+        "it has more than one element"
+        if shape is None
+        else f"shape ({sizes},)"
+        if len(shape) == 1
+        else f"shape ({sizes})"
+    )
+    target = seen.run.target
+    fixes: list[FixRef] = []
+    if target is not None:
+        fixes.append(ctx.fix("GG109", "mean", "append", expr=ctx.span(target), suffix=".mean()"))
+        fixes.append(ctx.fix("GG109", "sum", "append", expr=ctx.span(target), suffix=".sum()"))
+    ctx.add("GG109", seen.run.call, {"loss": ctx.text(target), "why": why}, [], fixes)
+
+
+CHECKS = {NonScalarBackward: check_nonscalar}

@@ -43,6 +43,7 @@ parameters the file freezes (then gradguard cannot prove they require grad).
 
 from __future__ import annotations
 
+from ..observations import Context, NumpyOnGrad
 from .base import Invalid, Rule, Valid
 
 RULE = Rule(
@@ -178,3 +179,12 @@ probs = torch.sigmoid(logits).numpy()
         error="RuntimeError: Can't call numpy() on Tensor that requires grad.",
     ),
 ]
+
+
+def check_numpy(ctx: Context, seen: NumpyOnGrad) -> None:
+    suffix = ".detach().cpu()" if not seen.array_call else ".detach().cpu().numpy()"
+    fixes = [ctx.fix("GG110", "detach-numpy", "append", expr=ctx.span(seen.recv), suffix=suffix)]
+    ctx.add("GG110", seen.call, {"name": ctx.text(seen.recv)}, [], fixes)
+
+
+CHECKS = {NumpyOnGrad: check_numpy}

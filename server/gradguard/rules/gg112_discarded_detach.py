@@ -44,6 +44,9 @@ When the result is used (`h = h.detach()`, `hs.append(h.detach())`,
 
 from __future__ import annotations
 
+import ast
+
+from ..observations import Context, DiscardedDetach
 from .base import Invalid, Rule, Valid
 
 RULE = Rule(
@@ -171,3 +174,24 @@ loss.backward()
         ),
     ),
 ]
+
+
+def check_discarded(ctx: Context, seen: DiscardedDetach) -> None:
+    func = seen.call.func
+    assert isinstance(func, ast.Attribute)
+    target = ctx.text(func.value)
+    fixes = []
+    if isinstance(func.value, (ast.Name, ast.Attribute)):
+        fixes.append(
+            ctx.fix(
+                "GG112",
+                "assign-detach",
+                "replace-stmt",
+                stmt=ctx.span(seen.stmt),
+                text=f"{target} = {target}.detach()",
+            )
+        )
+    ctx.add("GG112", seen.stmt, {"name": target}, [], fixes)
+
+
+CHECKS = {DiscardedDetach: check_discarded}

@@ -41,7 +41,14 @@ compared, clipped by hand under `no_grad`) and never reaches a backward.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from ..observations import Context, NoGraphBackward, PenaltyBackward
 from .base import Invalid, Rule, Valid
+
+if TYPE_CHECKING:
+    from ..engine.state import BackwardRun
+    from ..engine.values import Taint
 
 RULE = Rule(
     code="GG202",
@@ -199,3 +206,40 @@ optimizer.step()
         error="RuntimeError: element 0 of tensors does not require grad",
     ),
 ]
+
+
+def _report(ctx: Context, run: BackwardRun, penalty: Taint, raises: bool) -> None:
+    node = penalty.node
+    if not ctx.once(("GG202", id(node))):
+        return
+    fixes = [
+        ctx.fix(
+            "GG202", "create-graph", "set-keyword", call=ctx.span(node), name="create_graph", value="True"
+        )
+    ]
+    note = (
+        "this backward raises: nothing in it has a grad_fn"
+        if raises
+        else "this backward gets no gradient from the penalty"
+    )
+    ctx.add(
+        "GG202",
+        node,
+        {"name": ctx.text(node), "loss": ctx.text(run.target)},
+        [ctx.backward_related(run, note, "reused")],
+        fixes,
+        variant="raises" if raises else None,
+    )
+
+
+def check_penalty(ctx: Context, seen: PenaltyBackward) -> None:
+    _report(ctx, seen.run, seen.penalty, raises=False)
+
+
+def check_no_graph(ctx: Context, seen: NoGraphBackward) -> None:
+    """Backpropagated on its own, the constant penalty raises: reported here, at the call."""
+    if seen.penalty is not None:
+        _report(ctx, seen.run, seen.penalty, raises=True)
+
+
+CHECKS = {PenaltyBackward: check_penalty, NoGraphBackward: check_no_graph}

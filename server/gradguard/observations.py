@@ -1,0 +1,121 @@
+"""What the engine observes, and what a rule's check may ask of the reporter.
+
+The engine interprets the program and publishes an observation each time it sees something a
+rule may want to judge (a backward on a value with no graph, a backward on a non-scalar, an
+in-place change of a leaf...). A rule module holds its own check for the observations it cares
+about, in a ``CHECKS`` table (observation type -> function), beside its documentation and
+examples; ``gradguard.rules.checks()`` gathers them. This module imports nothing of the engine
+or of the rules at run time, so the dependencies go one way: engine -> rules -> observations.
+
+Each observation states facts the engine established with certainty; "unknown" is never
+published. Checks turn facts into findings through :class:`Context`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from .engine.state import BackwardRun
+    from .engine.values import Taint
+    from .findings import Finding, FixRef, Related, Span
+
+
+class Context(Protocol):
+    """The reporter's side that checks use: positions, fixes and findings."""
+
+    def span(self, node: ast.AST) -> Span: ...
+
+    def text(self, node: ast.AST | None) -> str: ...
+
+    def fix(self, code: str, fix_id: str, kind: str, **params: Any) -> FixRef: ...
+
+    def add(
+        self,
+        code: str,
+        node: ast.AST,
+        fields: dict[str, Any],
+        related: list[Related] | None = None,
+        fixes: list[FixRef] | None = None,
+        chain: str = "",
+        variant: str | None = None,
+        span: Span | None = None,
+    ) -> Finding: ...
+
+    def backward_related(self, run: BackwardRun, message: str, role: str) -> Related: ...
+
+    def once(self, key: object) -> bool:
+        """True the first time ``key`` is asked in this analysis (one finding per cause)."""
+        ...
+
+
+# -- backward passes -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NoGraphBackward:
+    """A backward on a value that certainly has no grad_fn (torch raises "element 0 of tensors
+    does not require grad"), with recording certainly on. ``penalty``: the graph was cut by an
+    ``autograd.grad`` without ``create_graph`` whose result the value is built from."""
+
+    run: BackwardRun
+    penalty: Taint | None
+    number: bool = False  # a Python number (after `.item()`), which has no `.backward()` at all
+
+
+@dataclass(frozen=True, slots=True)
+class NonScalarBackward:
+    """``backward()`` without ``gradient=`` on a tensor that certainly has not one element.
+    ``shape``: its shape, sizes None where unknown; None when only the element count is known."""
+
+    run: BackwardRun
+    shape: tuple[int | None, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class PenaltyBackward:
+    """A backward through a value built from an ``autograd.grad`` result made without
+    ``create_graph=True`` (that part of the loss is a constant)."""
+
+    run: BackwardRun
+    penalty: Taint
+
+
+# -- operations ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NumpyOnGrad:
+    """``.numpy()`` (or ``np.array(t)``) on a tensor that certainly requires grad."""
+
+    call: ast.Call
+    recv: ast.expr
+    array_call: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardedDetach:
+    """``x.detach()`` as a statement on its own, ``x`` a tensor."""
+
+    stmt: ast.Expr
+    call: ast.Call
+
+
+@dataclass(frozen=True, slots=True)
+class LeafInplace:
+    """An in-place change of a leaf tensor that requires grad while recording is certainly on.
+    ``torch_name``: how the file names torch (for a ``with torch.no_grad():`` fix), if known."""
+
+    stmt: ast.stmt
+    target: ast.expr
+    op: ast.AST
+    torch_name: str | None
+
+
+Observation = (
+    NoGraphBackward | NonScalarBackward | PenaltyBackward | NumpyOnGrad | DiscardedDetach | LeafInplace
+)
+Check = Callable[[Context, Any], None]
