@@ -115,7 +115,47 @@ class LeafInplace:
     torch_name: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class MultiviewInplace:
+    """An in-place change, with recording on, of one of the views that ``chunk``/``split``/
+    ``unbind`` returned from a tensor that requires grad (torch raises right there)."""
+
+    stmt: ast.stmt
+    target: ast.expr
+    op: ast.AST
+    split: ast.AST
+
+
+@dataclass(frozen=True, slots=True)
+class SequentialHazard:
+    """A backward through a model call whose ``nn.Sequential`` has a layer with ``inplace=True``
+    right after one that saved its output for backward. ``layer``: that layer's constructor call;
+    ``saved_by``: the class name of the layer before it."""
+
+    run: BackwardRun
+    model_call: ast.AST
+    layer: ast.AST
+    saved_by: str
+
+
+@dataclass(frozen=True, slots=True)
+class InputGradRead:
+    """A read, in a loop, of the ``.grad`` of a tensor the code made (not a parameter) after a
+    backward that added onto what an earlier iteration left there and read; nothing cleared it."""
+
+    backward: ast.AST
+    read: ast.Attribute
+
+
 Observation = (
-    NoGraphBackward | NonScalarBackward | PenaltyBackward | NumpyOnGrad | DiscardedDetach | LeafInplace
+    NoGraphBackward
+    | NonScalarBackward
+    | PenaltyBackward
+    | NumpyOnGrad
+    | DiscardedDetach
+    | LeafInplace
+    | MultiviewInplace
+    | SequentialHazard
+    | InputGradRead
 )
 Check = Callable[[Context, Any], None]

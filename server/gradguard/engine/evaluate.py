@@ -1075,7 +1075,7 @@ class Evaluator:
             return
         backward = _backward_of(cell.info)
         if {"read", "pending"} <= cell.info and backward is not None and self.loops:
-            self.rep.input_grad_accumulates(backward, node)
+            self.rep.publish(obs.InputGradRead(backward, node))
         self.set_leaf_grads(base.obj, frozenset({"read"}))
 
     def grad_clears(self) -> frozenset[int]:  # provided by the Interpreter
@@ -1492,7 +1492,7 @@ class Evaluator:
         if cur.view_of is not None and cur.requires_grad and st.mode is GradMode.ON:
             stmt = self.stmt_stack[-1] if self.stmt_stack else None
             if stmt is not None:
-                self.rep.multiview_inplace(stmt, target, node, cur.view_of)
+                self.rep.publish(obs.MultiviewInplace(stmt, target, node, cur.view_of))
                 return
         if cur.obj is None:
             return
@@ -2093,7 +2093,7 @@ class Evaluator:
         if not reported:
             for site in ordered:
                 if site.hazard is not None and site not in st.freed:
-                    self.rep.hazard(run, site)
+                    self.rep.publish(obs.SequentialHazard(run, site.node, *site.hazard))
                     break
         if not any(site.saves and site in st.freed for site in ordered):
             for site in ordered:

@@ -874,51 +874,6 @@ class Reporter:
         code = "GG107" if dirt.kind == "inplace" else "GG203"
         self.add(code, stmt if stmt is not None else dirt.node, fields, [saved_related, fails], fixes)
 
-    def hazard(self, run: BackwardRun, site: Site) -> None:
-        assert site.hazard is not None
-        node, act = site.hazard
-        func = node.func if isinstance(node, ast.Call) else None
-        layer = (
-            func.attr
-            if isinstance(func, ast.Attribute)
-            else func.id
-            if isinstance(func, ast.Name)
-            else "ReLU"
-        )
-        fixes = []
-        if isinstance(node, ast.Call):
-            fixes.append(
-                self.fix("GG107", "drop-inplace", "drop-keyword", call=self.span(node), name="inplace")
-            )
-        self.add(
-            "GG107",
-            node,
-            {
-                "act": act,
-                "layer": layer,
-                "name": act,
-                "op": self.text(node),
-                "saved_by": act,
-                "saved_line": getattr(node, "lineno", 0),
-                "backward_line": run.call.lineno,
-            },
-            [
-                Related(self.span(site.node), f"the model runs here: {self.text(site.node)}", "built"),
-                self.backward_related(run, "this backward needs the activation's output", "reused"),
-            ],
-            fixes,
-            variant="sequential",
-        )
-
-    # -- GG108, GG110, GG112 -------------------------------------------------------------
-
-    def multiview_inplace(self, stmt: ast.stmt, target: ast.expr, op: ast.AST, split: ast.AST) -> None:
-        """An in-place change of a view that chunk/split/unbind returned: raises right there."""
-        fixes = [self.fix("GG107", "out-of-place", "rewrite-inplace", stmt=self.span(stmt))]
-        related = [Related(self.span(split), f"the views are made here: {self.text(split)}", "built")]
-        fields = {"name": self.text(target), "op": self.text(op), "split": self.text(split)}
-        self.add("GG107", stmt, fields, related, fixes, variant="multiview")
-
     # -- GG301 ---------------------------------------------------------------------------
 
     def accumulate(
@@ -965,25 +920,6 @@ class Reporter:
         self.pending_acc[key] = finding
         if dead:
             self.findings.setdefault((finding.code, finding.span), finding)
-
-    def input_grad_accumulates(self, backward: ast.AST, read: ast.Attribute) -> None:
-        """A tensor's `.grad` read in a loop after a backward that added onto what an earlier
-        iteration left there (and read): nothing cleared it, so the read sees their running sum."""
-        name = self.text(read.value)
-        fixes = []
-        if isinstance(backward, ast.stmt) and isinstance(read.value, (ast.Name, ast.Attribute)):
-            fixes.append(
-                self.fix(
-                    "GG201",
-                    "clear-input-grad",
-                    "insert-before",
-                    anchor=self.span(backward),
-                    text=f"{name}.grad = None",
-                )
-            )
-        related = [Related(self.span(read), f"reads the running sum: {self.text(read)}", "reused")]
-        fields = {"name": name, "read_line": read.lineno}
-        self.add("GG201", backward, fields, related, fixes, variant="input")
 
     def grads_never_cleared(self, step: ast.Call, backward: ast.AST) -> None:
         """GG201 found by following `.grad` through the program (helpers and methods included): the

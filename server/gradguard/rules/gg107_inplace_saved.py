@@ -68,6 +68,10 @@ overwritten, not freed.
 
 from __future__ import annotations
 
+import ast
+
+from ..findings import Related
+from ..observations import Context, MultiviewInplace, SequentialHazard
 from .base import Invalid, Rule, Valid
 
 RULE = Rule(
@@ -264,3 +268,43 @@ opt.step()
         "by an inplace operation",
     ),
 ]
+
+
+def check_hazard(ctx: Context, seen: SequentialHazard) -> None:
+    """Squiggled on the in-place layer's constructor: drop its ``inplace=True``."""
+    layer = seen.layer
+    func = layer.func if isinstance(layer, ast.Call) else None
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else "ReLU"
+    fixes = []
+    if isinstance(layer, ast.Call):
+        fixes.append(ctx.fix("GG107", "drop-inplace", "drop-keyword", call=ctx.span(layer), name="inplace"))
+    ctx.add(
+        "GG107",
+        layer,
+        {
+            "act": seen.saved_by,
+            "layer": name,
+            "name": seen.saved_by,
+            "op": ctx.text(layer),
+            "saved_by": seen.saved_by,
+            "saved_line": getattr(layer, "lineno", 0),
+            "backward_line": seen.run.call.lineno,
+        },
+        [
+            Related(ctx.span(seen.model_call), f"the model runs here: {ctx.text(seen.model_call)}", "built"),
+            ctx.backward_related(seen.run, "this backward needs the activation's output", "reused"),
+        ],
+        fixes,
+        variant="sequential",
+    )
+
+
+def check_multiview(ctx: Context, seen: MultiviewInplace) -> None:
+    """An in-place change of a view that chunk/split/unbind returned: raises right there."""
+    fixes = [ctx.fix("GG107", "out-of-place", "rewrite-inplace", stmt=ctx.span(seen.stmt))]
+    related = [Related(ctx.span(seen.split), f"the views are made here: {ctx.text(seen.split)}", "built")]
+    fields = {"name": ctx.text(seen.target), "op": ctx.text(seen.op), "split": ctx.text(seen.split)}
+    ctx.add("GG107", seen.stmt, fields, related, fixes, variant="multiview")
+
+
+CHECKS = {SequentialHazard: check_hazard, MultiviewInplace: check_multiview}

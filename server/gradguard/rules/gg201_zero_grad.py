@@ -66,6 +66,10 @@ the backward-to-step window, when gradients are cleared by hand
 
 from __future__ import annotations
 
+import ast
+
+from ..findings import Related
+from ..observations import Context, InputGradRead
 from .base import Invalid, Rule, Valid
 
 RULE = Rule(
@@ -278,3 +282,25 @@ for epoch in range(5):
         ),
     ),
 ]
+
+
+def check_input_grad(ctx: Context, seen: InputGradRead) -> None:
+    """Squiggled on the backward that adds onto the old `.grad`, where the fix clears it first."""
+    read = seen.read
+    name = ctx.text(read.value)
+    fixes = []
+    if isinstance(seen.backward, ast.stmt) and isinstance(read.value, (ast.Name, ast.Attribute)):
+        fixes.append(
+            ctx.fix(
+                "GG201",
+                "clear-input-grad",
+                "insert-before",
+                anchor=ctx.span(seen.backward),
+                text=f"{name}.grad = None",
+            )
+        )
+    related = [Related(ctx.span(read), f"reads the running sum: {ctx.text(read)}", "reused")]
+    ctx.add("GG201", seen.backward, {"name": name, "read_line": read.lineno}, related, fixes, variant="input")
+
+
+CHECKS = {InputGradRead: check_input_grad}
