@@ -78,6 +78,7 @@ class Evaluator:
         self.grad_inputs: frozenset[object] = frozenset()
         self.module_env: dict[str, Val] | None = None
         self._generators: dict[int, bool] = {}
+        self.closures: dict[ast.AST, dict[str, Val]] = {}
         self.optimizers: list[OptimizerInfo] = []
 
     # -- helpers ---------------------------------------------------------------------
@@ -399,7 +400,7 @@ class Evaluator:
         if base.ty in (Ty.LIST, Ty.TUPLE) and isinstance(node.slice, ast.Slice):
             item = elements(base)  # a slice of a list holds some of its elements
             return Val(Grad.NONE, base.ty, item=item if item is not EMPTY else None, taints=base.taints)
-        if base.ty is Ty.LIST and not isinstance(node.slice, ast.Slice):
+        if base.ty in (Ty.LIST, Ty.TUPLE) and not isinstance(node.slice, ast.Slice):
             return self.one_element(base)
         if base.is_tensor:
             if base.requires_grad and self.mode() is GradMode.ON:
@@ -1399,6 +1400,9 @@ class Evaluator:
             count = node.args[0] if name == "chunk" and node.args else None
             if isinstance(count, ast.Constant) and type(count.value) is int and 1 <= count.value <= 8:
                 return Val(Grad.NONE, Ty.TUPLE, elts=(piece,) * count.value)
+            sizes = args[0] if name == "split" and args else None
+            if sizes is not None and sizes.ty in (Ty.LIST, Ty.TUPLE) and sizes.elts and len(sizes.elts) <= 8:
+                return Val(Grad.NONE, Ty.TUPLE, elts=(piece,) * len(sizes.elts))  # split(x, [a, b])
             return Val(Grad.NONE, Ty.TUPLE, item=piece)
         saves = name not in api.NO_SAVE
         saved: set[object] = set()
@@ -1921,6 +1925,8 @@ class Evaluator:
             env[params[0].arg] = Val(
                 Grad.NONE, Ty.MODULE if self_inst.kind == "user" else Ty.OTHER, module=self_inst
             )
+        for name, val in self.closures.get(func, {}).items():
+            env.setdefault(name, val)  # a closure's enclosing names
         st.env = env
         mode = self.decorated_mode(func)
         if mode is not GradMode.ON:

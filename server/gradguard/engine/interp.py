@@ -58,6 +58,8 @@ class Interpreter(Evaluator):
         self.module_aliases: set[str] = set()
         self._self_instances: dict[str, Val] = {}
         self._backprop_funcs: set[str] | None = None
+        # Closures made while the program ran: the enclosing names each one reads (see s_FunctionDef).
+        self.closures: dict[ast.AST, dict[str, Val]] = {}
         self._feeds: dict[tuple[int, str, int], bool] = {}
         self._grad_clears: dict[int, frozenset[int]] = {}  # by statement
         self._self_refs: dict[int, bool] = {}
@@ -359,6 +361,15 @@ class Interpreter(Evaluator):
         if self.st is None:
             return
         self.st.env[node.name] = Val(Grad.NONE, Ty.FUNC, qual=node.name, info=node)
+        if self.frames:
+            # A closure (a training step a factory returns): the enclosing names it reads, as they
+            # are now, when they are bound once, before it (they hold the same value when it runs).
+            outer = self.frames[-1].func
+            self.closures[node] = {
+                name: val
+                for name in _free_names(node)
+                if (val := self.st.env.get(name)) is not None and _bound_once_before(outer, name, node)
+            }
 
     s_AsyncFunctionDef = s_FunctionDef
 
@@ -543,6 +554,9 @@ class Interpreter(Evaluator):
             arg = expr.args[0]
             if isinstance(arg, ast.Constant):
                 return GradMode.ON if arg.value else GradMode.OFF
+            truth = self.peek(arg).truth if isinstance(arg, (ast.Name, ast.Attribute)) else None
+            if truth is not None:
+                return GradMode.ON if truth else GradMode.OFF  # a flag known here (`train_G=False`)
             return GradMode.MAYBE
         if any(qual == p or qual.startswith(p + ".") for p in api.NEUTRAL_CM_PREFIXES):
             return None
@@ -925,6 +939,46 @@ def _feeds_computation(loop: ast.AST, name: str, acc: ast.stmt) -> bool:
         if next(name_loads(stmt, name, skip), None) is not None:
             return True
     return False
+
+
+def _free_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Names a function reads that it does not bind itself (its parameters included)."""
+    bound = {a.arg for a in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)}
+    bound |= {a.arg for a in (func.args.vararg, func.args.kwarg) if a is not None}
+    loads: set[str] = set()
+    for n in ast.walk(func):
+        if isinstance(n, ast.Name):
+            if isinstance(n.ctx, ast.Load):
+                loads.add(n.id)
+            else:
+                bound.add(n.id)
+    return loads - bound
+
+
+def _bound_once_before(outer: ast.FunctionDef | ast.AsyncFunctionDef, name: str, inner: ast.AST) -> bool:
+    """Is ``name`` bound exactly once in ``outer`` (a parameter, or one assignment before
+    ``inner``), and never declared global or nonlocal there?"""
+    params = {a.arg for a in (*outer.args.posonlyargs, *outer.args.args, *outer.args.kwonlyargs)}
+    bindings = 1 if name in params else 0
+    for n in ast.walk(outer):
+        if isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
+            return False
+        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load):
+            if n.lineno >= getattr(inner, "lineno", 0) and n.col_offset >= 0 and not _inside(n, inner):
+                return False  # rebound after the closure was made
+            bindings += 1
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name:
+            bindings += 1
+        elif isinstance(n, (ast.Import, ast.ImportFrom)) and any(
+            (a.asname or a.name.split(".")[0]) == name for a in n.names
+        ):
+            bindings += 1
+    return bindings == 1
+
+
+def _inside(node: ast.AST, outer: ast.AST) -> bool:
+    start, end = getattr(outer, "lineno", 0), getattr(outer, "end_lineno", 0) or 0
+    return start <= getattr(node, "lineno", -1) <= end
 
 
 def _never_none(val: Val) -> bool:
