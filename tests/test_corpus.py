@@ -223,12 +223,8 @@ def test_blind_script_behaves_as_labelled(path: Path) -> None:
     assert result["seconds"] < PER_SCRIPT_SECONDS, f"too slow: {result['seconds']:.2f}s"
 
 
-# Labels of our own corpus the engine does not find yet (each a known gap, not a wrong label): a
-# helper's backward that runs only `if step == 0` (the engine follows numbers only outside loops,
-# where its two followed iterations cannot stand for a counter's every value).
-KNOWN_MISSES = {
-    ("helper_logs_grads_by_backward.py", 26, "GG101"),
-}
+# Labels of our own corpus the engine does not find yet (each a known gap, not a wrong label).
+KNOWN_MISSES: set[tuple[str, int, str]] = set()
 
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)

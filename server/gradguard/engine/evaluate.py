@@ -294,9 +294,9 @@ class Evaluator:
             if left.ty is Ty.PARAMS and right.ty is Ty.PARAMS and isinstance(op, ast.Add):
                 return Val(Grad.NONE, Ty.PARAMS, info=tuple(left.info or ()) + tuple(right.info or ()))
             if left.ty is Ty.NUMBER and right.ty is Ty.NUMBER:
-                if left.lit is not None and right.lit is not None and not self.loops:
-                    # Arithmetic on known numbers (`hidden * 2` in a constructor). Not inside a loop,
-                    # where the two followed iterations would stand for counters' every value.
+                if left.lit is not None and right.lit is not None:
+                    # Arithmetic on known numbers (`hidden * 2`, a step counter in the iterations
+                    # the loop is followed over).
                     return _fold(op, left.lit[0], right.lit[0])
                 return NUMBER
             if left.ty is right.ty and left.ty in (Ty.LIST, Ty.TUPLE) and isinstance(op, ast.Add):

@@ -595,7 +595,49 @@ class Interpreter(Evaluator):
             # layer, in order, each binding its own layer.
             self.each_element(node, layers, elem, every=True)
             return
-        self.loop(node, lambda: self.assign(node.target, elem, node), max_iterations=trips or 2)
+        counter = self.counter(node.iter)
+
+        def head() -> None:
+            # The loop's iterations are followed one by one: iteration k of `range`/`enumerate`
+            # binds its k-th number (`if step == 0:` then takes one arm in each).
+            val = elem
+            if counter is not None:
+                start, stride, paired = counter
+                number = Val(Grad.NONE, Ty.NUMBER, lit=(start + (self.loops[-1].iteration - 1) * stride,))
+                if not paired:
+                    val = number
+                elif elem.ty is Ty.TUPLE and elem.elts is not None and len(elem.elts) == 2:
+                    val = elem.with_(elts=(number, elem.elts[1]))
+            self.assign(node.target, val, node)
+
+        self.loop(node, head, max_iterations=trips or 2)
+
+    def counter(self, it: ast.expr) -> tuple[int, int, bool] | None:
+        """(first number, stride, paired with an element) of `range(...)` or `enumerate(...)` when
+        they are known numbers."""
+        if not isinstance(it, ast.Call) or not isinstance(it.func, ast.Name) or it.keywords:
+            return None
+        known = [self.literal_int(a) for a in it.args]
+        if it.func.id == "range" and 1 <= len(it.args) <= 3:
+            start = known[0] if len(it.args) >= 2 else 0
+            stride = known[2] if len(it.args) == 3 else 1
+            if start is None or not stride:
+                return None
+            return start, stride, False
+        if it.func.id == "enumerate" and len(it.args) in (1, 2):
+            start = known[1] if len(it.args) == 2 else 0
+            return (start, 1, True) if start is not None else None
+        return None
+
+    def literal_int(self, node: ast.expr) -> int | None:
+        if isinstance(node, ast.Constant):
+            val = constant(node)
+        elif isinstance(node, (ast.Name, ast.Attribute)):
+            val = self.peek(node)
+        else:
+            return None
+        known = val.lit[0] if val.lit is not None else None
+        return known if type(known) is int else None
 
     def each_element(
         self, node: ast.For | ast.AsyncFor, elements: Sequence[Val], other: Val, every: bool

@@ -1040,8 +1040,11 @@ def _read_before_write(loop: ast.AST, name: str) -> bool:
                 if any(h is not None and loads(h) for h in head):
                     return True
                 inner = block(getattr(stmt, "body", []))
-                if inner is not None:
-                    return inner if not isinstance(stmt, ast.If) or inner else None
+                if inner is True or (inner is False and not isinstance(stmt, ast.If)):
+                    return inner
+                if isinstance(stmt, ast.If) and block(stmt.orelse):
+                    return True
+                # A write under an `if` may not run: what follows decides.
             else:
                 if loads(stmt):
                     return True
