@@ -189,7 +189,8 @@ def test_blind_corpus_is_large_enough() -> None:
     buggy = [p for p in BLIND_SCRIPTS if expectations(p.read_text())]
     assert len(BLIND_SCRIPTS) >= 150, len(BLIND_SCRIPTS)
     assert len(buggy) >= 90 and len(BLIND_SCRIPTS) - len(buggy) >= 40, (len(buggy), len(BLIND_SCRIPTS))
-    assert {p.parent.name for p in BLIND_SCRIPTS} == {"dev", "holdout", "dev2", "holdout2", "dev3", "holdout3"}
+    parts = {"dev", "holdout", "dev2", "holdout2", "dev3", "holdout3"}
+    assert {p.parent.name for p in BLIND_SCRIPTS} == parts
 
 
 @pytest.mark.parametrize("path", BLIND_SCRIPTS, ids=lambda p: f"{p.parent.name}/{p.name}")
