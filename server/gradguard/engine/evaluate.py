@@ -79,6 +79,7 @@ class Evaluator:
         self.module_env: dict[str, Val] | None = None
         self._generators: dict[int, bool] = {}
         self.closures: dict[ast.AST, dict[str, Val]] = {}
+        self.callers: list[State] = []  # the states of the calls being inlined, outermost first
         self.optimizers: list[OptimizerInfo] = []
 
     # -- helpers ---------------------------------------------------------------------
@@ -1532,6 +1533,8 @@ class Evaluator:
         out: list[Site] = []
         seen: set[int] = set()
         vals = list(st.env.values()) if extra is None else [*st.env.values(), extra]
+        for outer in self.callers:
+            vals.extend(outer.env.values())  # graphs the callers hold (a helper changes a buffer)
         for val in vals:
             for site in val.sites:
                 if id(site) not in seen:
@@ -1547,6 +1550,17 @@ class Evaluator:
     ) -> Val:
         inst = recv.module
         assert inst is not None
+        if (
+            name in ("register_buffer", "register_parameter")
+            and len(node.args) >= 2
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and self.st is not None
+            and inst.user_class is not None
+        ):
+            # `self.register_buffer("queue", t)` sets `self.queue` like an assignment would.
+            self.st.env[f"{inst.key}.{node.args[0].value}"] = args[1]
+            return NONE_VAL
         if inst.cls_name == "ModuleDict" and inst.children and name in ("values", "items", "keys"):
             entries = tuple(
                 Val(Grad.NONE, Ty.MODULE, module=m)
@@ -1936,6 +1950,7 @@ class Evaluator:
         if not self.frames:
             self.module_env = caller.env
         self.frames.append(frame)
+        self.callers.append(caller)
         self.st = st
         try:
             self.block(func.body)  # type: ignore[attr-defined]
@@ -1943,6 +1958,7 @@ class Evaluator:
                 frame.returns.append((self.st, NONE_VAL))
         finally:
             self.frames.pop()
+            self.callers.pop()
             self.module_env = outer_module_env
         ends = join_states([s for s, _ in frame.returns])
         if ends is None:

@@ -539,8 +539,8 @@ class Reporter:
             if "." in name or not _reaches(val, site):
                 continue
             read = self.first_read(loop.node, name)
-            if read is None:
-                continue
+            if read is None or _cut_at(loop.node, read):
+                continue  # `x = x.clone().detach()` at the top reads it only to cut its graph
             line = val.root.binding[1] if val.root is not None and val.root.binding else site.node.lineno  # type: ignore[attr-defined]
             key = (read.lineno, read.col_offset)
             if best is None or key < best[0]:
@@ -940,6 +940,36 @@ class Reporter:
         from .training_loop import check_zero_grad
 
         check_zero_grad(self, loop, env, ev)
+
+
+def _cut_at(scope: ast.AST, read: ast.Name) -> bool:
+    """Is this read the receiver of a call that cuts the graph (`x.detach()`, `x.clone().detach()`,
+    `x.item()`), so its graph goes no further?"""
+    for node in ast.walk(scope):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        if node.func.attr not in ("detach", "item", "tolist", "numpy"):
+            continue
+        recv = node.func.value
+        while True:
+            if (
+                isinstance(recv, ast.Call)
+                and isinstance(recv.func, ast.Attribute)
+                and recv.func.attr
+                in (
+                    "clone",
+                    "cpu",
+                    "contiguous",
+                )
+            ):
+                recv = recv.func.value
+            elif isinstance(recv, ast.Attribute) and recv.attr == "data":
+                recv = recv.value
+            else:
+                break
+        if recv is read:
+            return True
+    return False
 
 
 def _format(template: str, fields: dict[str, Any]) -> str:
