@@ -78,6 +78,7 @@ class Evaluator:
         self.grad_inputs: frozenset[object] = frozenset()
         self.module_env: dict[str, Val] | None = None
         self._generators: dict[int, bool] = {}
+        # Closures made while the program ran: the enclosing names each one reads (see s_FunctionDef).
         self.closures: dict[ast.AST, dict[str, Val]] = {}
         self.callers: list[State] = []  # the states of the calls being inlined, outermost first
         self.optimizers: list[OptimizerInfo] = []
@@ -859,7 +860,7 @@ class Evaluator:
         elif name == "full" and args:
             shape = _literal_shape(node, args[:1])
         elif name == "tensor" and node.args:
-            shape = _literal_list_shape(node.args[0]) or _data_shape(args[0])
+            shape = _data_shape(args[0])
         elif name.endswith("_like") and args:
             shape = args[0].shape
         cause: tuple[str, ast.AST] | None = None
@@ -2511,19 +2512,6 @@ def _literal_shape(node: ast.Call, args: list[Val]) -> shp.Shape | None:
             return None
         dims.append(v.lit[0] if v.lit is not None and type(v.lit[0]) is int else None)
     return tuple(dims) if dims or not args else None
-
-
-def _literal_list_shape(node: ast.expr) -> shp.Shape | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
-        return ()
-    if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
-        inner = [_literal_list_shape(e) for e in node.elts]
-        if any(s is None for s in inner) or len(set(inner)) != 1:
-            return None
-        first = inner[0]
-        assert first is not None
-        return (len(node.elts), *first)
-    return None
 
 
 def _is_int_literal_data(node: ast.expr) -> bool:

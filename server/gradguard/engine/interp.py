@@ -58,8 +58,6 @@ class Interpreter(Evaluator):
         self.module_aliases: set[str] = set()
         self._self_instances: dict[str, Val] = {}
         self._backprop_funcs: set[str] | None = None
-        # Closures made while the program ran: the enclosing names each one reads (see s_FunctionDef).
-        self.closures: dict[ast.AST, dict[str, Val]] = {}
         self._feeds: dict[tuple[int, str, int], bool] = {}
         self._grad_clears: dict[int, frozenset[int]] = {}  # by statement
         self._self_refs: dict[int, bool] = {}
@@ -1005,8 +1003,15 @@ def _bound_once_before(outer: ast.FunctionDef | ast.AsyncFunctionDef, name: str,
     for n in ast.walk(outer):
         if isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
             return False
+        if isinstance(n, (ast.For, ast.AsyncFor, ast.While)) and n is not inner and _inside(inner, n):
+            if name not in params:
+                return False  # made in a loop: a later iteration rebinds what it reads
+        if isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)) and any(
+            isinstance(t, ast.Name) and t.id == name for t in ast.walk(n.target)
+        ):
+            return False  # a loop variable takes many values
         if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load):
-            if n.lineno >= getattr(inner, "lineno", 0) and n.col_offset >= 0 and not _inside(n, inner):
+            if n.lineno >= getattr(inner, "lineno", 0) and not _inside(n, inner):
                 return False  # rebound after the closure was made
             bindings += 1
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name:
