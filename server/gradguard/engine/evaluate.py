@@ -57,6 +57,9 @@ class Frame:
     returns: list[tuple[State, Val]] = field(default_factory=list)
     self_inst: ModuleInst | None = None
     yields: list[Val] = field(default_factory=list)
+    # Inlined at a call: the caller's statement, and each parameter's argument there (node, value).
+    call_stmt: ast.stmt | None = None
+    passed: dict[str, tuple[ast.expr, Val]] = field(default_factory=dict)
 
 
 class Evaluator:
@@ -1241,8 +1244,7 @@ class Evaluator:
                 # An object's list (`self.history.append(loss)`): a leak when what an earlier
                 # iteration appended is still there (nothing reset or consumed it).
                 if self.later_iteration() and any(t.kind == "carried" and t.key == key for t in lst.taints):
-                    acc = self.pos.text(node.func.value)  # type: ignore[attr-defined]
-                    self.rep.accumulate(stmt, acc, node.args[0], value, key)
+                    self.accumulate_in_object(stmt, node.func.value, node.args[0], value, key)  # type: ignore[attr-defined]
                 new = new.with_(taints=new.taints | acc_taints(stmt, key))
             elif (
                 name in frame.starts.get(1, {})
@@ -1256,6 +1258,35 @@ class Evaluator:
         if value.taints:
             new = new.with_(taints=new.taints | value.taints)
         st.env[name] = new if at is None else _store_item(st.env.get(name, UNKNOWN), at, new)
+
+    def accumulate_in_object(
+        self, stmt: ast.stmt, acc: ast.expr, value_node: ast.expr, value: Val, key: object, dead: bool = False
+    ) -> None:
+        """An object's attribute keeps adding up graphs (`self.sum += val * n` in a meter). When the
+        value comes in as an argument of the method, the squiggle goes where the user passes the
+        tensor (`meter.update(loss)`), the statement to change; the meter is a related place."""
+        frame = self.frames[-1] if self.frames else None
+        passed = [
+            frame.passed[n.id]
+            for n in ast.walk(value_node)
+            if frame is not None
+            and isinstance(n, ast.Name)
+            and n.id in frame.passed
+            and frame.passed[n.id][1].grad is Grad.GRAPH
+        ]
+        call = frame.call_stmt if frame is not None else None
+        if call is not None and len(passed) == 1 and isinstance(acc, ast.Attribute):
+            arg_node, arg_val = passed[0]
+            call_node = call.value if isinstance(call, ast.Expr) else None
+            if (
+                isinstance(call_node, ast.Call)
+                and isinstance(call_node.func, ast.Attribute)
+                and arg_val.grad is Grad.GRAPH
+            ):
+                holder = f"{self.pos.text(call_node.func.value)}.{acc.attr}"
+                self.rep.accumulate(call, holder, arg_node, arg_val, key, dead, inside=stmt)
+                return
+        self.rep.accumulate(stmt, self.pos.text(acc), value_node, value, key, dead)
 
     def one_element(self, seq: Val) -> Val:
         """One element of a sequence, for code that takes them one at a time (a loop, ``l[i]``)."""
@@ -1947,6 +1978,15 @@ class Evaluator:
         if mode is not GradMode.ON:
             st.mode = mode
         frame = Frame(func, self_inst=self_inst or (args[0].module if args and params else None))
+        if node is not None and self.stmt_stack and not spread:
+            frame.call_stmt = self.stmt_stack[-1]
+            offset = len(args) - len(node.args)  # a bound `self` comes first
+            for i, p in enumerate(params):
+                if 0 <= i - offset < len(node.args):
+                    frame.passed[p.arg] = (node.args[i - offset], args[i])
+            for k in node.keywords:
+                if k.arg is not None and k.arg in kwargs:
+                    frame.passed[k.arg] = (k.value, kwargs[k.arg])
         outer_module_env = self.module_env
         if not self.frames:
             self.module_env = caller.env

@@ -870,7 +870,7 @@ class Interpreter(Evaluator):
         holder = self.peek(target.value) if isinstance(target, ast.Subscript) else cur
         carried = cur.taints | holder.taints
         if self.later_iteration() and any(t.kind == "carried" and t.key == key for t in carried):
-            self.rep.accumulate(stmt, self.pos.text(target), stmt.value, value, key, self.dead_graph(value))
+            self.accumulate_in_object(stmt, target, stmt.value, value, key, self.dead_graph(value))
         if self.peek(target).grad is Grad.GRAPH:
             self.add_taints(target, acc_taints(stmt, key), stmt)
 

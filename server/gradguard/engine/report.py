@@ -877,7 +877,14 @@ class Reporter:
     # -- GG301 ---------------------------------------------------------------------------
 
     def accumulate(
-        self, stmt: ast.stmt, acc: str, value_node: ast.expr, value: Val, key: object, dead: bool = False
+        self,
+        stmt: ast.stmt,
+        acc: str,
+        value_node: ast.expr,
+        value: Val,
+        key: object,
+        dead: bool = False,
+        inside: ast.stmt | None = None,
     ) -> None:
         """An accumulation of a graph-carrying value across iterations. It is reported at the end
         unless the accumulator is later consumed (backpropagated, returned, handed on); ``dead``:
@@ -916,6 +923,9 @@ class Reporter:
             if value.root
             else []
         )
+        if inside is not None:
+            # Reported where the tensor is passed in; the sum itself is kept here.
+            related.append(Related(self.span(inside), f"adds it up here: {self.text(inside)}", "reused"))
         finding = Finding("GG301", message, self.span(stmt), tuple(related), tuple(fixes), "")
         self.pending_acc[key] = finding
         if dead:

@@ -1,0 +1,34 @@
+# corpus: an AverageMeter is updated with the loss tensor itself, so its running sum keeps every iteration's graph alive
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+
+
+class AverageMeter:
+    def __init__(self):
+        self.sum = 0.0
+        self.count = 0
+
+    def update(self, val, n=1):
+        self.sum += val * n
+        self.count += n
+
+    @property
+    def avg(self):
+        return self.sum / max(self.count, 1)
+
+
+def train_one_epoch(model, optimizer, batches):
+    meter = AverageMeter()
+    for x, y in batches:
+        loss = nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        meter.update(loss, x.shape[0])  # expect: GG301
+    return float(meter.avg)
+
+
+model = nn.Linear(4, 1)
+train_one_epoch(model, torch.optim.SGD(model.parameters(), lr=0.1), [(torch.randn(8, 4), torch.randn(8, 1))] * 3)
