@@ -147,8 +147,20 @@ class InputGradRead:
     read: ast.Attribute
 
 
+@dataclass(frozen=True, slots=True)
+class DiscardedGradients:
+    """``optimizer.zero_grad()`` in a later iteration of a loop, run on every path of it, that clears
+    gradients a backward (``backward``) added for this optimizer alone and no step has applied."""
+
+    stmt: ast.stmt
+    call: ast.Call
+    backward: ast.stmt
+    step: ast.stmt | None  # that optimizer's `step()` later in the loop, where the clear belongs
+
+
 Observation = (
     NoGraphBackward
+    | DiscardedGradients
     | NonScalarBackward
     | PenaltyBackward
     | NumpyOnGrad

@@ -264,8 +264,10 @@ class Evaluator:
         return UNKNOWN
 
     def e_IfExp(self, node: ast.IfExp) -> Val:
-        self.expr(node.test)
+        test = self.expr(node.test)
         truth = self.static_truth(node.test)
+        if truth is None and isinstance(node.test, ast.Compare):
+            truth = test.truth
         if truth is not None:
             return self.expr(node.body if truth else node.orelse)
         return join(self.expr(node.body), self.expr(node.orelse))
@@ -1107,7 +1109,13 @@ class Evaluator:
             # gradients: where their zero_grad() belongs.
             window_start = "applied" in flags and stmt is not None and not _backward_of(flags)
             # Which of its parameters certainly hold a gradient now: its step changes those.
-            tags = {("reached", obj) for obj in reached & info.objs}
+            tags: set[object] = {("reached", obj) for obj in reached & info.objs}
+            # A backward whose graph reaches no other optimizer's parameters is this one's loss
+            # (G's loss reaching D's weights in a GAN is not D's).
+            others = set().union(*(o.objs for o in self.optimizers if o is not info))
+            tags.add("shared" if reached & others else "alone")
+            if stmt is not None:
+                tags.add(("by", stmt))
             new = flags | {"new", *tags, *([stmt] if window_start else [])}
             if new != flags:
                 self.set_grads(info, frozenset(new))
@@ -1647,9 +1655,69 @@ class Evaluator:
         self.escape(args, kwargs)
         return UNKNOWN
 
+    def check_discard(self, info: OptimizerInfo, node: ast.Call) -> None:
+        """`zero_grad()` that throws away gradients no step has applied: in a later iteration, after
+        a backward that reached only this optimizer's parameters, with no step since. Reported only
+        where the clear runs on every path of its loop (not a skip of a bad batch under an `if`)."""
+        flags = self.grads(info)
+        if flags is None or not self.loops or not self.later_iteration():
+            return
+        if "new" not in flags or "applied" in flags or "alone" not in flags or "shared" in flags:
+            return
+        backwards = [f[1] for f in flags if isinstance(f, tuple) and f[0] == "by"]
+        stmt = self.stmt_stack[-1] if self.stmt_stack else None
+        if not backwards or stmt is None or not self.runs_every_iteration(stmt):
+            return
+        backward = min(backwards, key=lambda b: (b.lineno, b.col_offset))
+        step = self.step_after(stmt, node)
+        loop = self.loops[-1].node
+        if step is None or self.rep.blocks.get(id(step)) is loop.body:
+            return  # accumulation means a step under a condition (`if (i + 1) % k == 0:`)
+        if not _before_in(loop, stmt, backward):
+            return  # a clear between two backward passes of one iteration (gradient surgery)
+        self.rep.publish(obs.DiscardedGradients(stmt, node, backward, step))
+
+    def step_after(self, stmt: ast.stmt, zero_grad: ast.Call) -> ast.stmt | None:
+        """The `<same optimizer>.step()` statement after ``stmt`` in the innermost loop's body (under
+        an `if` too), where the clear belongs."""
+        if not isinstance(zero_grad.func, ast.Attribute):
+            return None
+        owner = self.pos.text(zero_grad.func.value)
+        for node in ast.walk(self.loops[-1].node):
+            if (
+                isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Attribute)
+                and node.value.func.attr == "step"
+                and self.pos.text(node.value.func.value) == owner
+                and (node.lineno, node.col_offset) > (stmt.lineno, stmt.col_offset)
+            ):
+                return node
+        return None
+
+    def runs_every_iteration(self, stmt: ast.stmt) -> bool:
+        """Does this statement (and each call that led to it, up to the innermost loop) stand
+        directly in a loop's or a function's body, not under an `if`, `try` or `while` test?"""
+        loop = self.loops[-1].node
+        chain = [stmt, *(f.call_stmt for f in reversed(self.frames))]
+        funcs = [f.func for f in reversed(self.frames)]
+        for i, s in enumerate(chain):
+            if s is None:
+                return False
+            block = self.rep.blocks.get(id(s))
+            if block is None:
+                return False
+            if block is loop.body:
+                return True
+            owner = funcs[i] if i < len(funcs) else None
+            if owner is None or block is not owner.body:
+                return False
+        return False
+
     def optimizer_method(self, recv: Val, name: str, node: ast.Call) -> Val:
         info = recv.info
         if name == "zero_grad" and isinstance(info, OptimizerInfo):
+            self.check_discard(info, node)
             self.set_grads(info, frozenset())
             if self.st is not None:
                 for obj in info.objs:  # leaves handed to the optimizer itself
@@ -2451,6 +2519,13 @@ def _method_shape(
     if name in ("softmax", "log_softmax"):
         return shape
     return None
+
+
+def _before_in(loop: ast.AST, first: ast.stmt, then: ast.stmt) -> bool:
+    """Do both statements lie in the loop, ``first`` ahead of ``then``?"""
+    span = (getattr(loop, "lineno", 0), getattr(loop, "end_lineno", 0) or 0)
+    inside = all(span[0] <= s.lineno <= span[1] for s in (first, then))
+    return inside and (first.lineno, first.col_offset) < (then.lineno, then.col_offset)
 
 
 def _plural(val: Val) -> bool:

@@ -378,8 +378,10 @@ class Interpreter(Evaluator):
         self.st.env[node.name] = Val(Grad.NONE, Ty.FUNC, qual=node.name, info=info) if info else OTHER
 
     def s_If(self, node: ast.If) -> None:
-        self.expr(node.test)
+        test = self.expr(node.test)
         truth = self.static_truth(node.test)
+        if truth is None and isinstance(node.test, ast.Compare):
+            truth = test.truth  # `if (i + 1) % k == 0:` on known numbers
         if truth is True:
             self.block(node.body)
             return

@@ -11,6 +11,15 @@ itself. The finding made by following `.grad` has no automatic fix: where to
 clear depends on whether gradients are meant to accumulate over several
 backward passes before a step.
 
+Gradient accumulation done the other way round is found too: a `zero_grad()`
+that runs in every iteration of a loop whose step runs only in some (`if (i + 1)
+% k == 0: optimizer.step()`), or in a helper called once per micro-batch before
+a step after the loop. From the second iteration it throws away gradients that
+no step has applied; it is squiggled, and the fix moves it after the step. It is
+reported only when the backward reached this optimizer's parameters alone (in a
+GAN, G's backward filling D's `.grad` is cleared on purpose) and the clear is not
+under a condition (skipping a bad batch).
+
 The same holds for a tensor the code makes itself and reads `.grad` of in a loop
 (an adversarial perturbation, an input being optimised by hand): a `backward()`
 that adds onto what an earlier iteration left and read there, with nothing
@@ -69,7 +78,7 @@ from __future__ import annotations
 import ast
 
 from ..findings import Related
-from ..observations import Context, InputGradRead
+from ..observations import Context, DiscardedGradients, InputGradRead
 from .base import Invalid, Rule, Valid
 
 RULE = Rule(
@@ -93,6 +102,11 @@ RULE = Rule(
             "Clear the tensor's `.grad` before `backward()`",
             "Each read sees only that iteration's gradient; the tensor's update rule is unchanged.",
         ),
+        "zero-after-step": (
+            "Move `zero_grad()` after the step",
+            "Gradients now add up over the iterations between steps, as the step condition intends; "
+            "scale the loss by the number of accumulated batches if you want their mean.",
+        ),
     },
     variants={
         # Found by following `.grad` through calls (the step and backward may sit in methods).
@@ -108,6 +122,11 @@ RULE = Rule(
         "misplaced": (
             "`{optimizer}.zero_grad()` runs after the backward on line {backward_line} and before the step "
             "on line {step_line}: it discards the fresh gradients, so the step changes nothing"
+        ),
+        "discards": (
+            "`{optimizer}.zero_grad()` runs in every iteration but the step does not: it throws away what "
+            "the backward on line {backward_line} added in the iterations without a step, so each step "
+            "uses only the last batch's gradient"
         ),
     },
 )
@@ -281,6 +300,32 @@ for epoch in range(5):
             "criterion(model(x), labels), model[2].weight)[0].norm()"
         ),
     ),
+    # Accumulation over 4 micro-batches, but the gradients are cleared before every backward.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+accum_steps = 4
+batches = [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(8)]
+for i, (x, y) in enumerate(batches):
+    optimizer.zero_grad()
+    loss = nn.functional.mse_loss(model(x), y) / accum_steps
+    loss.backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+    if i == 2:
+        kept = model.weight.grad.clone()
+        single = torch.autograd.grad(
+            nn.functional.mse_loss(model(x), y) / accum_steps, model.weight
+        )[0]
+""",
+        line=10,
+        effect="torch.allclose(kept, single)",
+    ),
 ]
 
 
@@ -303,4 +348,28 @@ def check_input_grad(ctx: Context, seen: InputGradRead) -> None:
     ctx.add("GG201", seen.backward, {"name": name, "read_line": read.lineno}, related, fixes, variant="input")
 
 
-CHECKS = {InputGradRead: check_input_grad}
+def check_discarded(ctx: Context, seen: DiscardedGradients) -> None:
+    """Squiggled on the clear that throws the gradients away; the fix moves it after the step."""
+    func = seen.call.func
+    optimizer = ctx.text(func.value) if isinstance(func, ast.Attribute) else ctx.text(func)
+    fixes = []
+    if seen.step is not None:
+        fixes.append(
+            ctx.fix(
+                "GG201", "zero-after-step", "move-after", stmt=ctx.span(seen.stmt), anchor=ctx.span(seen.step)
+            )
+        )
+    related = [Related(ctx.span(seen.backward), "its gradients are thrown away", "freed")]
+    if seen.step is not None:
+        related.append(Related(ctx.span(seen.step), "the step that should apply them", "reused"))
+    ctx.add(
+        "GG201",
+        seen.stmt,
+        {"optimizer": optimizer, "backward_line": seen.backward.lineno},
+        related,
+        fixes,
+        variant="discards",
+    )
+
+
+CHECKS = {InputGradRead: check_input_grad, DiscardedGradients: check_discarded}
