@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import torchapi as api
@@ -48,6 +49,8 @@ _STMT_DISPATCH: dict[type, Any] = {}
 MAX_UNROLL_DEPTH = 4
 _TRAINING_LOOP = re.compile(r"\.backward\(")
 _BACKPROP = re.compile(r"backward|autograd")
+# A loop that assembles layers: `layers.append(nn.Linear(...))`, `layers += [...]`, `add_module(`.
+_BUILDS_LAYERS = re.compile(r"\bnn\.[A-Z]\w*\(|add_module\(|\.append\([A-Z]\w*\(")
 
 
 class Interpreter(Evaluator):
@@ -58,6 +61,7 @@ class Interpreter(Evaluator):
         self.module_aliases: set[str] = set()
         self._self_instances: dict[str, Val] = {}
         self._backprop_funcs: set[str] | None = None
+        self._bindings: dict[ast.AST, _Bindings] = {}
         self._feeds: dict[tuple[int, str, int], bool] = {}
         self._grad_clears: dict[int, frozenset[int]] = {}  # by statement
         self._self_refs: dict[int, bool] = {}
@@ -362,12 +366,15 @@ class Interpreter(Evaluator):
         if self.frames:
             # A closure (a training step a factory returns): the enclosing names it reads, as they
             # are now, when they are bound once, before it (they hold the same value when it runs).
+            env = self.st.env
+            free = [name for name in _free_names(node) if name in env]
+            if not free:
+                return
             outer = self.frames[-1].func
-            self.closures[node] = {
-                name: val
-                for name in _free_names(node)
-                if (val := self.st.env.get(name)) is not None and _bound_once_before(outer, name, node)
-            }
+            binds = self._bindings.get(outer)
+            if binds is None:
+                binds = self._bindings[outer] = _bindings_of(outer)
+            self.closures[node] = {name: env[name] for name in free if _bound_once_before(binds, name, node)}
 
     s_AsyncFunctionDef = s_FunctionDef
 
@@ -589,6 +596,19 @@ class Interpreter(Evaluator):
             # so distinct losses are backpropagated one after the other as the program does.
             self.each_element(node, exact, elem, every=False)
             return
+        if exact is not None and 1 <= len(exact) <= MAX_EXACT_ELEMENTS and self.builds_modules(node):
+            # A loop over a short known sequence that builds layers (`for units in hidden: layers.append(
+            # nn.Linear(...))`): followed element by element, so the list keeps its exact layers.
+            self.each_element(node, exact, elem, every=True)
+            return
+        trips_known = self.range_length(node.iter)
+        if trips_known is not None and 1 <= trips_known <= MAX_EXACT_ELEMENTS and self.builds_modules(node):
+            counter = self.counter(node.iter)
+            assert counter is not None
+            start, stride, _ = counter
+            numbers = [Val(Grad.NONE, Ty.NUMBER, lit=(start + k * stride,)) for k in range(trips_known)]
+            self.each_element(node, numbers, elem, every=True)
+            return
         layers = self.module_sequence(iter_val, node.iter)
         if layers is not None:
             # Over a ModuleList / Sequential of distinct layers (a forward pass): one iteration per
@@ -611,6 +631,22 @@ class Interpreter(Evaluator):
             self.assign(node.target, val, node)
 
         self.loop(node, head, max_iterations=trips or 2)
+
+    def builds_modules(self, loop: ast.For | ast.AsyncFor) -> bool:
+        """Does the loop only build a model (appends or adds `nn.` layers, and runs no backward)?"""
+        text = self.rep.segment(loop)
+        return bool(_BUILDS_LAYERS.search(text)) and not self.may_backpropagate(loop)
+
+    def range_length(self, it: ast.expr) -> int | None:
+        """How often `range(...)` of known numbers runs."""
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+            return None
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            return None
+        known = [self.literal_int(a) for a in it.args]
+        if any(k is None for k in known) or (len(known) == 3 and not known[2]):
+            return None
+        return len(range(*[k for k in known if k is not None]))
 
     def counter(self, it: ast.expr) -> tuple[int, int, bool] | None:
         """(first number, stride, paired with an element) of `range(...)` or `enumerate(...)` when
@@ -997,31 +1033,72 @@ def _free_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return loads - bound
 
 
-def _bound_once_before(outer: ast.FunctionDef | ast.AsyncFunctionDef, name: str, inner: ast.AST) -> bool:
-    """Is ``name`` bound exactly once in ``outer`` (a parameter, or one assignment before
-    ``inner``), and never declared global or nonlocal there?"""
-    params = {a.arg for a in (*outer.args.posonlyargs, *outer.args.args, *outer.args.kwonlyargs)}
-    bindings = 1 if name in params else 0
+@dataclass(slots=True)
+class _Bindings:
+    """How a function binds its names, read once per function (closures ask per name)."""
+
+    params: set[str] = field(default_factory=set)
+    stores: dict[str, list[ast.Name]] = field(default_factory=dict)
+    others: dict[str, int] = field(default_factory=dict)  # defs, classes, imports
+    declared: set[str] = field(default_factory=set)  # global / nonlocal
+    loop_targets: set[str] = field(default_factory=set)
+    loops: list[ast.AST] = field(default_factory=list)
+
+
+def _bindings_of(outer: ast.FunctionDef | ast.AsyncFunctionDef) -> _Bindings:
+    out = _Bindings(
+        params={a.arg for a in (*outer.args.posonlyargs, *outer.args.args, *outer.args.kwonlyargs)}
+    )
     for n in ast.walk(outer):
-        if isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
-            return False
-        if isinstance(n, (ast.For, ast.AsyncFor, ast.While)) and n is not inner and _inside(inner, n):
-            if name not in params:
-                return False  # made in a loop: a later iteration rebinds what it reads
-        if isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)) and any(
-            isinstance(t, ast.Name) and t.id == name for t in ast.walk(n.target)
-        ):
-            return False  # a loop variable takes many values
-        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load):
-            if n.lineno >= getattr(inner, "lineno", 0) and not _inside(n, inner):
-                return False  # rebound after the closure was made
-            bindings += 1
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name:
-            bindings += 1
-        elif isinstance(n, (ast.Import, ast.ImportFrom)) and any(
-            (a.asname or a.name.split(".")[0]) == name for a in n.names
-        ):
-            bindings += 1
+        kind = type(n)
+        if isinstance(n, ast.Name):
+            if type(n.ctx) is not ast.Load:
+                out.stores.setdefault(n.id, []).append(n)
+            continue
+        if kind not in _BINDING_NODES:
+            continue
+        if kind is ast.Global or kind is ast.Nonlocal:
+            out.declared.update(n.names)  # type: ignore[attr-defined]
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            for a in n.names:  # type: ignore[attr-defined]
+                name = a.asname or a.name.split(".")[0]
+                out.others[name] = out.others.get(name, 0) + 1
+        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            if n is not outer:
+                out.others[n.name] = out.others.get(n.name, 0) + 1  # type: ignore[attr-defined]
+        if kind in (ast.For, ast.AsyncFor, ast.While):
+            out.loops.append(n)
+        if kind in (ast.For, ast.AsyncFor, ast.comprehension):
+            out.loop_targets.update(t.id for t in ast.walk(n.target) if isinstance(t, ast.Name))  # type: ignore[attr-defined]
+    return out
+
+
+_BINDING_NODES = frozenset(
+    {
+        ast.Global,
+        ast.Nonlocal,
+        ast.Import,
+        ast.ImportFrom,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+    }
+    | {ast.For, ast.AsyncFor, ast.While, ast.comprehension}
+)
+
+
+def _bound_once_before(binds: _Bindings, name: str, inner: ast.AST) -> bool:
+    """Is ``name`` bound exactly once in the enclosing function (a parameter, or one assignment
+    before ``inner``), never declared global or nonlocal, and not a loop variable?"""
+    if name in binds.declared or name in binds.loop_targets:
+        return False
+    if name not in binds.params and any(_inside(inner, loop) for loop in binds.loops):
+        return False  # made in a loop: a later iteration rebinds what it reads
+    bindings = (1 if name in binds.params else 0) + binds.others.get(name, 0)
+    for n in binds.stores.get(name, ()):
+        if n.lineno >= getattr(inner, "lineno", 0) and not _inside(n, inner):
+            return False  # rebound after the closure was made
+        bindings += 1
     return bindings == 1
 
 
