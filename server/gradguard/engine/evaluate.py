@@ -81,8 +81,9 @@ class Evaluator:
         self.grad_inputs: frozenset[object] = frozenset()
         self.module_env: dict[str, Val] | None = None
         self._generators: dict[int, bool] = {}
-        # Closures made while the program ran: the enclosing names each one reads (see s_FunctionDef).
-        self.closures: dict[ast.AST, dict[str, Val]] = {}
+        # Closures made while the program ran: the enclosing function, and the names of it each one
+        # reads with their values then (see Interpreter.s_FunctionDef).
+        self.closures: dict[ast.AST, tuple[ast.FunctionDef | ast.AsyncFunctionDef, dict[str, Val]]] = {}
         self.callers: list[State] = []  # the states of the calls being inlined, outermost first
         self.optimizers: list[OptimizerInfo] = []
 
@@ -1311,6 +1312,9 @@ class Evaluator:
         st = self.st
         return st is not None and any(s.saves and s in st.freed for s in val.sites)
 
+    def closure_env(self, func: ast.AST) -> dict[str, Val]:  # provided by the Interpreter
+        return {}
+
     def rebound_in(self, loop: ast.AST) -> frozenset[str]:  # overridden by Interpreter
         return frozenset()
 
@@ -2039,7 +2043,7 @@ class Evaluator:
             env[params[0].arg] = Val(
                 Grad.NONE, Ty.MODULE if self_inst.kind == "user" else Ty.OTHER, module=self_inst
             )
-        for name, val in self.closures.get(func, {}).items():
+        for name, val in self.closure_env(func).items():
             env.setdefault(name, val)  # a closure's enclosing names
         st.env = env
         mode = self.decorated_mode(func)

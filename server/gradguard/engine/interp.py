@@ -367,14 +367,10 @@ class Interpreter(Evaluator):
             # A closure (a training step a factory returns): the enclosing names it reads, as they
             # are now, when they are bound once, before it (they hold the same value when it runs).
             env = self.st.env
-            free = [name for name in _free_names(node) if name in env]
-            if not free:
-                return
-            outer = self.frames[-1].func
-            binds = self._bindings.get(outer)
-            if binds is None:
-                binds = self._bindings[outer] = _bindings_of(outer)
-            self.closures[node] = {name: env[name] for name in free if _bound_once_before(binds, name, node)}
+            free = {name: env[name] for name in _free_names(node) if name in env}
+            if free:
+                # Which of them it may keep is decided when it is called (see closure_env).
+                self.closures[node] = (self.frames[-1].func, free)
 
     s_AsyncFunctionDef = s_FunctionDef
 
@@ -631,6 +627,21 @@ class Interpreter(Evaluator):
             self.assign(node.target, val, node)
 
         self.loop(node, head, max_iterations=trips or 2)
+
+    def closure_env(self, func: ast.AST) -> dict[str, Val]:
+        """The enclosing names a closure keeps: those bound once, before it, outside loops."""
+        made = self.closures.get(func)
+        if made is None:
+            return {}
+        outer, free = made
+        if self.frames and self.frames[-1].func is outer and self.st is not None:
+            # Called from the function that made it, which is still running: its names as they are now.
+            env = self.st.env
+            return {name: env[name] for name in free if name in env}
+        binds = self._bindings.get(outer)
+        if binds is None:
+            binds = self._bindings[outer] = _bindings_of(outer)
+        return {name: val for name, val in free.items() if _bound_once_before(binds, name, func)}
 
     def builds_modules(self, loop: ast.For | ast.AsyncFor) -> bool:
         """Does the loop only build a model (appends or adds `nn.` layers, and runs no backward)?"""
