@@ -81,8 +81,8 @@ class Evaluator:
         self.grad_inputs: frozenset[object] = frozenset()
         self.module_env: dict[str, Val] | None = None
         self._generators: dict[int, bool] = {}
-        # Closures made while the program ran: the enclosing function, and the names of it each one
-        # reads with their values then (see Interpreter.s_FunctionDef).
+        # Closures made while the program ran: the enclosing function, and its names when the closure
+        # was made (see Interpreter.s_FunctionDef).
         self.closures: dict[ast.AST, tuple[ast.FunctionDef | ast.AsyncFunctionDef, dict[str, Val]]] = {}
         self.callers: list[State] = []  # the states of the calls being inlined, outermost first
         self.optimizers: list[OptimizerInfo] = []
@@ -2452,11 +2452,19 @@ def constant(node: ast.Constant) -> Val:
         return NONE_VAL
     if isinstance(node.value, bool):
         return TRUE if node.value else FALSE
-    if isinstance(node.value, (int, float)):
-        return Val(Grad.NONE, Ty.NUMBER, lit=(node.value,))
-    if isinstance(node.value, str):
-        return Val(Grad.NONE, Ty.OTHER, lit=(node.value,))
+    value = node.value
+    if isinstance(value, (int, float, str)):
+        key = (type(value), value)
+        known = _CONSTANTS.get(key)
+        if known is None:
+            known = Val(Grad.NONE, Ty.OTHER if isinstance(value, str) else Ty.NUMBER, lit=(value,))
+            if len(_CONSTANTS) < 4096:  # values are never changed in place: one per literal
+                _CONSTANTS[key] = known
+        return known
     return OTHER
+
+
+_CONSTANTS: dict[tuple[type, object], Val] = {}
 
 
 def _default(node: ast.expr) -> Val:

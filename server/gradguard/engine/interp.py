@@ -62,6 +62,7 @@ class Interpreter(Evaluator):
         self._self_instances: dict[str, Val] = {}
         self._backprop_funcs: set[str] | None = None
         self._bindings: dict[ast.AST, _Bindings] = {}
+        self._free: dict[ast.AST, set[str]] = {}
         self._feeds: dict[tuple[int, str, int], bool] = {}
         self._grad_clears: dict[int, frozenset[int]] = {}  # by statement
         self._self_refs: dict[int, bool] = {}
@@ -366,11 +367,9 @@ class Interpreter(Evaluator):
         if self.frames:
             # A closure (a training step a factory returns): the enclosing names it reads, as they
             # are now, when they are bound once, before it (they hold the same value when it runs).
-            env = self.st.env
-            free = {name: env[name] for name in _free_names(node) if name in env}
-            if free:
-                # Which of them it may keep is decided when it is called (see closure_env).
-                self.closures[node] = (self.frames[-1].func, free)
+            # The maker's names as they are (the dict itself: the names a closure may keep are bound
+            # once, before it, so later statements never change them); decided when it is called.
+            self.closures[node] = (self.frames[-1].func, self.st.env)
 
     s_AsyncFunctionDef = s_FunctionDef
 
@@ -633,7 +632,10 @@ class Interpreter(Evaluator):
         made = self.closures.get(func)
         if made is None:
             return {}
-        outer, free = made
+        outer, made_env = made
+        free = self._free.get(func)
+        if free is None:
+            free = self._free[func] = _free_names(func)  # type: ignore[arg-type]
         if self.frames and self.frames[-1].func is outer and self.st is not None:
             # Called from the function that made it, which is still running: its names as they are now.
             env = self.st.env
@@ -641,7 +643,11 @@ class Interpreter(Evaluator):
         binds = self._bindings.get(outer)
         if binds is None:
             binds = self._bindings[outer] = _bindings_of(outer)
-        return {name: val for name, val in free.items() if _bound_once_before(binds, name, func)}
+        return {
+            name: made_env[name]
+            for name in free
+            if name in made_env and _bound_once_before(binds, name, func)
+        }
 
     def builds_modules(self, loop: ast.For | ast.AsyncFor) -> bool:
         """Does the loop only build a model (appends or adds `nn.` layers, and runs no backward)?"""
