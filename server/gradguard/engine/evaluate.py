@@ -678,7 +678,9 @@ class Evaluator:
         if top == "builtins":
             return self.builtin_call(name, node, args, kwargs)
         if top == "numpy":
-            if name in ("array", "asarray") and args and args[0].requires_grad:
+            if name in _NUMPY_CONVERTS and args and args[0].requires_grad and node.args:
+                # numpy turns the tensor into an array first (`np.clip(action, -1, 1)`); its
+                # reductions (`np.sum(t)`) call the tensor's own method instead, and are left out.
                 self.rep.publish(obs.NumpyOnGrad(node, node.args[0], array_call=True))
             self.escape(args, kwargs)
             return OTHER
@@ -2531,6 +2533,14 @@ def _method_shape(
     if name in ("softmax", "log_softmax"):
         return shape
     return None
+
+
+# numpy functions that convert a tensor argument with `__array__` (checked under torch 2.13 and
+# numpy: each raises "Can't call numpy() on Tensor that requires grad" for such a tensor).
+_NUMPY_CONVERTS = frozenset(
+    {"array", "asarray", "asanyarray", "exp", "log", "sqrt", "abs", "clip", "round", "argmax", "argmin"}
+    | {"isnan", "isfinite", "float32", "float64", "tanh", "sign", "square", "maximum", "minimum"}
+)
 
 
 def _before_in(loop: ast.AST, first: ast.stmt, then: ast.stmt) -> bool:

@@ -15,6 +15,12 @@ It usually bites in logging and metric code (`pred.numpy()`, `loss.numpy()`)
 that worked in an evaluation script under `torch.no_grad()` and then got copied
 into the training loop.
 
+NumPy functions that turn their argument into an array do the same conversion
+(`np.array(t)`, `np.asarray(t)`, `np.clip(action, -1, 1)`, `np.exp(log_prob)`,
+`np.argmax(q)`...) and raise the same error; they are found too. NumPy's
+reductions (`np.sum(t)`, `np.mean(t)`) call the tensor's own method instead and
+fail differently, so they are left out.
+
 ## Example
 ```python
 model = nn.Linear(4, 1)
@@ -114,6 +120,21 @@ x = torch.randn(8, 4)
 features = backbone(x).numpy()
 """
     ),
+    # The same agent picks its action without recording a graph.
+    Valid(
+        """\
+import numpy as np
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+policy = nn.Sequential(nn.Linear(3, 16), nn.Tanh(), nn.Linear(16, 2))
+state = torch.randn(1, 3)
+with torch.no_grad():
+    action = policy(state)
+env_action = np.clip(action, -1.0, 1.0)
+"""
+    ),
 ]
 
 INVALID: list[Invalid] = [
@@ -177,6 +198,22 @@ probs = torch.sigmoid(logits).numpy()
 """,
         line=7,
         error="RuntimeError: Can't call numpy() on Tensor that requires grad.",
+    ),
+    # An RL agent clips the policy's action with NumPy while the action still carries its graph.
+    Invalid(
+        """\
+import numpy as np
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+policy = nn.Sequential(nn.Linear(3, 16), nn.Tanh(), nn.Linear(16, 2))
+state = torch.randn(1, 3)
+action = policy(state)
+env_action = np.clip(action, -1.0, 1.0)
+""",
+        line=9,
+        error="RuntimeError: Can't call numpy() on Tensor that requires grad",
     ),
 ]
 
