@@ -158,8 +158,23 @@ class DiscardedGradients:
     step: ast.stmt | None  # that optimizer's `step()` later in the loop, where the clear belongs
 
 
+@dataclass(frozen=True, slots=True)
+class SavedTensorChanged:
+    """A backward that needs a tensor ``saved_by`` saved, after ``op`` changed that tensor in place
+    (``target``; ``stmt``: the statement holding the change). ``through_data``: the change went
+    through ``.data``, so autograd does not notice and the gradient is silently wrong."""
+
+    run: BackwardRun
+    saved_by: ast.AST
+    op: ast.AST
+    target: ast.expr
+    stmt: ast.stmt | None
+    through_data: bool
+
+
 Observation = (
-    NoGraphBackward
+    SavedTensorChanged
+    | NoGraphBackward
     | DiscardedGradients
     | NonScalarBackward
     | PenaltyBackward

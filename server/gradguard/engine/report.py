@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..findings import Finding, FixRef, Related, Span
-from ..observations import Check, Observation
+from ..observations import Check, Observation, SavedTensorChanged
 from ..rules import RULES, checks
 from .chain import chain_text
 from .positions import Positions
@@ -848,31 +848,11 @@ class Reporter:
                 fixes,
             )
             return
-        stmt = dirt.stmt
-        fixes = []
-        if stmt is not None:
-            fixes.append(
-                self.fix(
-                    "GG107" if dirt.kind == "inplace" else "GG203",
-                    "out-of-place",
-                    "rewrite-inplace",
-                    stmt=self.span(stmt),
-                )
+        self.publish(
+            SavedTensorChanged(
+                run, site.node, dirt.node, dirt.target, dirt.stmt, through_data=dirt.kind == "data"
             )
-        if isinstance(dirt.node, ast.Call) and any(k.arg == "inplace" for k in dirt.node.keywords):
-            fixes = []
-            fixes.append(
-                self.fix("GG107", "drop-inplace", "drop-keyword", call=self.span(dirt.node), name="inplace")
-            )
-        fields = {
-            "name": self.text(dirt.target).removesuffix(".data"),
-            "op": self.text(dirt.node),
-            "saved_by": self.text(site.node),
-            "saved_line": getattr(site.node, "lineno", 0),
-            "backward_line": run.call.lineno,
-        }
-        code = "GG107" if dirt.kind == "inplace" else "GG203"
-        self.add(code, stmt if stmt is not None else dirt.node, fields, [saved_related, fails], fixes)
+        )
 
     # -- GG301 ---------------------------------------------------------------------------
 

@@ -71,7 +71,7 @@ from __future__ import annotations
 import ast
 
 from ..findings import Related
-from ..observations import Context, MultiviewInplace, SequentialHazard
+from ..observations import Context, MultiviewInplace, SavedTensorChanged, SequentialHazard
 from .base import Invalid, Rule, Valid
 
 RULE = Rule(
@@ -307,4 +307,36 @@ def check_multiview(ctx: Context, seen: MultiviewInplace) -> None:
     ctx.add("GG107", seen.stmt, fields, related, fixes, variant="multiview")
 
 
-CHECKS = {SequentialHazard: check_hazard, MultiviewInplace: check_multiview}
+def report_changed_saved(ctx: Context, seen: SavedTensorChanged, code: str) -> None:
+    """GG107 and GG203 alike: squiggled on the in-place change, fixed out of place (or by dropping
+    an `inplace=True`)."""
+    fixes = []
+    if seen.stmt is not None:
+        fixes.append(ctx.fix(code, "out-of-place", "rewrite-inplace", stmt=ctx.span(seen.stmt)))
+    op = seen.op
+    if isinstance(op, ast.Call) and any(k.arg == "inplace" for k in op.keywords):
+        fixes = [ctx.fix("GG107", "drop-inplace", "drop-keyword", call=ctx.span(op), name="inplace")]
+    fields = {
+        "name": ctx.text(seen.target).removesuffix(".data"),
+        "op": ctx.text(op),
+        "saved_by": ctx.text(seen.saved_by),
+        "saved_line": getattr(seen.saved_by, "lineno", 0),
+        "backward_line": seen.run.call.lineno,
+    }
+    related = [
+        Related(ctx.span(seen.saved_by), f"saved for backward here: {ctx.text(seen.saved_by)}", "built"),
+        ctx.backward_related(seen.run, "this backward needs the original value", "reused"),
+    ]
+    ctx.add(code, seen.stmt if seen.stmt is not None else op, fields, related, fixes)
+
+
+def check_changed(ctx: Context, seen: SavedTensorChanged) -> None:
+    if not seen.through_data:
+        report_changed_saved(ctx, seen, "GG107")
+
+
+CHECKS = {
+    SequentialHazard: check_hazard,
+    MultiviewInplace: check_multiview,
+    SavedTensorChanged: check_changed,
+}

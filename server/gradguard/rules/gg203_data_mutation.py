@@ -45,7 +45,9 @@ after `step()`), and on tensors that no operation saved.
 
 from __future__ import annotations
 
+from ..observations import Context, SavedTensorChanged
 from .base import Invalid, Rule, Valid
+from .gg107_inplace_saved import report_changed_saved
 
 RULE = Rule(
     code="GG203",
@@ -161,3 +163,12 @@ loss.backward()
         ),
     ),
 ]
+
+
+def check_changed(ctx: Context, seen: SavedTensorChanged) -> None:
+    """A change through `.data` of a tensor saved for backward (the GG107 check, through `.data`)."""
+    if seen.through_data:
+        report_changed_saved(ctx, seen, "GG203")
+
+
+CHECKS = {SavedTensorChanged: check_changed}
