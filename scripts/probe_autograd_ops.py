@@ -196,6 +196,11 @@ def _specs() -> list[Spec]:
         S("where", TORCH, ("bool", (3, 4)), A, B),
         S("gather", ms, A, ("idx4", (3, 2)), call=lambda f, t: f(t[0], 1, t[1])),
         S("index_select", ms, A, ("idx3", (2,)), call=lambda f, t: f(t[0], 0, t[1])),
+        # scatter-style writes into a copy (message passing, memory banks)
+        S("index_add", ms, A, ("idx3", (2,)), ("f", (2, 4)), call=lambda f, t: f(t[0], 0, t[1], t[2])),
+        S("index_copy", ms, A, ("idx3", (2,)), ("f", (2, 4)), call=lambda f, t: f(t[0], 0, t[1], t[2])),
+        S("scatter_add", ms, A, ("idx3", (1, 4)), ("f", (1, 4)), call=lambda f, t: f(t[0], 0, t[1], t[2])),
+        S("scatter", ms, A, ("idx3", (1, 4)), ("f", (1, 4)), call=lambda f, t: f(t[0], 0, t[1], t[2])),
         S("dropout", FUNC, A, call=lambda f, t: f(t[0], 0.5, True)),
         S(
             "layer_norm",
