@@ -1289,11 +1289,7 @@ class Evaluator:
         if call is not None and len(passed) == 1 and isinstance(acc, ast.Attribute):
             arg_node, arg_val = passed[0]
             call_node = call.value if isinstance(call, ast.Expr) else None
-            if (
-                isinstance(call_node, ast.Call)
-                and isinstance(call_node.func, ast.Attribute)
-                and arg_val.grad is Grad.GRAPH
-            ):
+            if isinstance(call_node, ast.Call) and isinstance(call_node.func, ast.Attribute):
                 holder = f"{self.pos.text(call_node.func.value)}.{acc.attr}"
                 self.rep.accumulate(call, holder, arg_node, arg_val, key, dead, inside=stmt)
                 return
@@ -1688,14 +1684,14 @@ class Evaluator:
         an `if` too), where the clear belongs."""
         if not isinstance(zero_grad.func, ast.Attribute):
             return None
-        owner = self.pos.text(zero_grad.func.value)
+        owner = ast.dump(zero_grad.func.value)  # the receiver as code (messages shorten their text)
         for node in ast.walk(self.loops[-1].node):
             if (
                 isinstance(node, ast.Expr)
                 and isinstance(node.value, ast.Call)
                 and isinstance(node.value.func, ast.Attribute)
                 and node.value.func.attr == "step"
-                and self.pos.text(node.value.func.value) == owner
+                and ast.dump(node.value.func.value) == owner
                 and (node.lineno, node.col_offset) > (stmt.lineno, stmt.col_offset)
             ):
                 return node

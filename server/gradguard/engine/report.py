@@ -52,6 +52,10 @@ class BackwardInfo:
     needed_later: bool  # a later backward needs what it freed (there is a finding about it)
 
 
+# Each observation type -> the rules' checks of it, gathered once.
+_CHECKS = checks()
+
+
 def _rule(code: str) -> Any:
     return RULES.get(code)
 
@@ -65,7 +69,7 @@ class Reporter:
         self.pending_acc: dict[object, Finding] = {}
         self.exempt: set[object] = set()
         self._once: set[object] = set()
-        self.checks: dict[type, list[Check]] = checks()
+        self.checks: dict[type, list[Check]] = _CHECKS
         self.backward_runs: list[BackwardRun] = []
         self.blocks: dict[int, list[ast.stmt]] = {}  # id(statement) -> the list that holds it
         # Heap cell ("@3.hidden") -> the statement that last wrote a graph into it (the cause of GG104).
