@@ -9,12 +9,16 @@ from .values import Site, Val
 
 
 def chain_text(val: Val, target: Site, pos: Positions, loop: ast.AST | None) -> str:
-    """e.g. ``loss (line 9) <- x_out (line 8) <- y (line 6, before the loop) <- t, a``."""
+    """e.g. ``loss (line 9) <- x_out (line 8) <- y (line 6, before the loop) <- t, a``, or
+    ``loss (line 9) <- out (line 8) <- h (line 8, in an earlier iteration)`` for carried state."""
     start = val.root
     if start is None:
         return ""
     # Breadth-first from the backpropagated value to the site whose buffers are gone.
     parents: dict[int, Site | None] = {id(start): None}
+    # The name a value had where it went in (`h` of `out, h = rnn(x, h)`): the site's own binding is
+    # the first name its statement gave it (`out`), wrong for the other members of a tuple.
+    via: dict[int, str] = {}
     order = [start]
     found: Site | None = None
     for site in order:
@@ -26,6 +30,8 @@ def chain_text(val: Val, target: Site, pos: Positions, loop: ast.AST | None) -> 
                 if id(nxt) not in parents:
                     parents[id(nxt)] = site
                     order.append(nxt)
+                    if inp.label:  # the value itself, or the tuple that holds it (`state`)
+                        via[id(nxt)] = inp.label
         if len(order) > 400:
             break
     if found is None:
@@ -38,15 +44,25 @@ def chain_text(val: Val, target: Site, pos: Positions, loop: ast.AST | None) -> 
         parent = parents.get(id(node))
         node = by_id.get(id(parent)) if parent is not None else None
     path.reverse()
-    loop_start = getattr(loop, "lineno", None)
+    # Where the story crosses out of the current iteration, say so once: a line number alone would
+    # name the same line twice (`h (line 16) <- h (line 16)`) or call a method's line, above the
+    # loop in the file, "before the loop".
+    loop_id = id(loop) if loop is not None else None
+    now = _iteration(start, loop_id)
+    said: set[str] = set()
     parts: list[str] = []
     for site in path:
         if site.binding is None:
             continue
         name, line = site.binding
+        name = via.get(id(site), name)
+        if name == "_":
+            continue
         where = f"line {line}"
-        if loop_start is not None and line < loop_start and site is found:
-            where += ", before the loop"
+        when = _when(_iteration(site, loop_id), now, loop_id)
+        if when and when not in said:
+            said.add(when)
+            where += f", {when}"
         label = f"{name} ({where})"
         if not parts or parts[-1] != label:
             parts.append(label)
@@ -56,6 +72,19 @@ def chain_text(val: Val, target: Site, pos: Positions, loop: ast.AST | None) -> 
     if not parts:
         return ""
     return " <- ".join(parts)
+
+
+def _iteration(site: Site, loop_id: int | None) -> int | None:
+    """Which iteration of the loop made ``site``; None outside it (or without a loop)."""
+    return next((i for l_id, i in site.ipath if l_id == loop_id), None)
+
+
+def _when(iteration: int | None, now: int | None, loop_id: int | None) -> str:
+    if loop_id is None or now is None:
+        return ""
+    if iteration is None:
+        return "before the loop"
+    return "in an earlier iteration" if iteration < now else ""
 
 
 def _seq(site: Site) -> int:

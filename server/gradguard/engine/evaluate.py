@@ -43,6 +43,8 @@ _OBJECT_TYS = (Ty.MODULE, Ty.OTHER)
 _DISTRIBUTION = "torch.distributions"  # the qual of a torch.distributions object
 _OVERRIDES = ("backward", "step")  # a user module's own methods of these names win over torch's
 _BUILTIN_NAMES = frozenset(vars(builtins))
+# What cut the graph of a value computed with recording off; GG106 says "{cause} on line N cut it off".
+NO_GRAD_CAUSE = "computing it under `torch.no_grad()`"
 MAX_INLINE_DEPTH = 6
 MAX_INLINES = 400
 
@@ -370,7 +372,7 @@ class Evaluator:
         mode = self.mode()
         taints = frozenset().union(*(v.taints for v in inputs)) if inputs else frozenset()
         if mode is GradMode.OFF:
-            cause = ("computed under no_grad", node)
+            cause = (NO_GRAD_CAUSE, node)
             return Val(Grad.NONE, ty, shape=shape, obj=object(), cause=cause, taints=taints)
         if mode is GradMode.MAYBE:
             return Val(Grad.UNKNOWN, ty, shape=shape, taints=taints)
@@ -633,7 +635,7 @@ class Evaluator:
     def unknown_result(self, node: ast.Call) -> Val:
         """What calling unknown code gives: under no_grad, nothing it computes has a grad_fn."""
         if self.mode() is GradMode.OFF:
-            return Val(Grad.NONE, Ty.UNKNOWN, cause=("computed under no_grad", node))
+            return Val(Grad.NONE, Ty.UNKNOWN, cause=(NO_GRAD_CAUSE, node))
         return UNKNOWN
 
     def escape(self, args: list[Val], kwargs: dict[str, Val]) -> None:
@@ -757,7 +759,7 @@ class Evaluator:
                 # A list built elsewhere: the result is a tensor that carries whatever the list held.
                 return Val(Grad.UNKNOWN, Ty.TENSOR, taints=args[0].taints)
             if name in api.LOSS_FUNCS and self.mode() is GradMode.OFF:
-                return Val(Grad.NONE, Ty.TENSOR, obj=object(), cause=("computed under no_grad", node))
+                return Val(Grad.NONE, Ty.TENSOR, obj=object(), cause=(NO_GRAD_CAUSE, node))
             self.escape(args, kwargs)
             return UNKNOWN
         self.escape(args, kwargs)
@@ -877,11 +879,11 @@ class Evaluator:
             and args
             and (args[0].requires_grad or any(e.requires_grad for e in args[0].elts or ()))
         ):
-            cause = ("`torch.tensor(...)` re-wrapping", node)
+            cause = ("re-wrapping it with `torch.tensor`", node)
         elif name == "from_numpy":
-            cause = ("`torch.from_numpy(...)`", node)
+            cause = ("`torch.from_numpy`", node)
         else:
-            cause = (f"`torch.{name}(...)`", node)
+            cause = (f"`torch.{name}`", node)
         if rg is True:
             if name in ("tensor",) and node.args and _is_int_literal_data(node.args[0]):
                 return UNKNOWN  # an integer tensor cannot require grad: torch raises at construction
@@ -1851,7 +1853,7 @@ class Evaluator:
                     fwd, [Val(Grad.NONE, Ty.MODULE, module=inst), *args], kwargs, node, self_inst=None
                 )
             if inst.kind in ("layer", "container"):
-                cause = ("parameters frozen (`requires_grad = False`)", node)
+                cause = ("freezing the parameters (`requires_grad = False`)", node)
                 return Val(Grad.NONE, Ty.TENSOR, obj=object(), cause=cause)
         # A network frozen at this point and called on an input that requires grad (a saliency
         # map, an attack, a perceptual loss): the output has a graph, its parameters get no grad.
@@ -1870,7 +1872,7 @@ class Evaluator:
                 )
             tensor_out = inst.kind in ("layer", "container") or inst.cls_name == "Sequential"
             ty = Ty.TENSOR if tensor_out and inst.cls_name not in api.RECURRENT else Ty.UNKNOWN
-            return Val(Grad.NONE, ty, obj=object(), cause=("computed under no_grad", node))
+            return Val(Grad.NONE, ty, obj=object(), cause=(NO_GRAD_CAUSE, node))
         args = [_flat(a) for a in args]
         x = args[0] if args else UNKNOWN
         recurrent = inst.kind in ("rnn", "lstm", "lstmcell")
@@ -2147,7 +2149,7 @@ class Evaluator:
                 Ty.TENSOR,
                 obj=object(),
                 taints=frozenset({Taint("grad-no-graph", node)}),
-                cause=("`torch.autograd.grad(...)` without create_graph", node),
+                cause=("`torch.autograd.grad` without `create_graph=True`", node),
             )
             inputs = args[1] if len(args) > 1 else kwargs.get("inputs", UNKNOWN)
             n = len(inputs.elts) if inputs.elts is not None else 1
@@ -2282,7 +2284,8 @@ def _best_cause(vals: tuple[Val, ...] | list[Val]) -> tuple[str, ast.AST] | None
     """Why a result has no graph: a cut (detach, argmax, no_grad, .item()) rather than the plain
     creation of an input tensor (`torch.randn(...)`)."""
     causes = [v.cause for v in vals if v.cause is not None]
-    cuts = [c for c in causes if not (c[0].startswith("`torch.") and c[0].endswith("(...)`"))]
+    # A creation is said as the bare function (`torch.zeros`): one backticked word and nothing else.
+    cuts = [c for c in causes if not (c[0].startswith("`torch.") and c[0].count("`") == 2)]
     best = cuts or causes
     return best[0] if best else None
 

@@ -33,10 +33,60 @@ class Positions:
         return Span(line, col, end_line, end_col)
 
     def text(self, node: ast.AST, limit: int = 60) -> str:
-        """The node's source, on one line, shortened for messages."""
+        """The node's source, on one line, shortened for messages: the arguments of its largest
+        calls become ``...`` (``torch.autograd.grad(...)[0]``) before anything is cut mid-word."""
         try:
-            text = ast.unparse(node)
+            text = _one_line(node)
+            if len(text) <= limit:
+                return text
+            short = _collapse_calls(node, limit)
         except Exception:  # unparse of odd nodes must never break analysis
             return "expression"
-        text = " ".join(text.split())
-        return text if len(text) <= limit else text[: limit - 1] + "…"
+        if short is not None:
+            return short
+        return text[: limit - 1] + "…"
+
+    def shortened(self, node: ast.AST, text: str) -> bool:
+        """Is ``text`` (from ``text(node)``) an abbreviation of the node's source?"""
+        try:
+            return text != _one_line(node)
+        except Exception:  # as in `text`
+            return True
+
+
+def _one_line(node: ast.AST) -> str:
+    return " ".join(ast.unparse(node).split())
+
+
+def _collapse_calls(node: ast.AST, limit: int) -> str | None:
+    """``node``'s text with the arguments of its calls, largest first, written ``...`` until it
+    fits in ``limit``; None if it never does. Works on a copy: the tree stays as analysed."""
+    copy = _copy_tree(node)
+    calls = [n for n in ast.walk(copy) if isinstance(n, ast.Call) and (n.args or n.keywords)]
+    # Outer calls are longer than the calls inside them, so they collapse first.
+    calls.sort(key=lambda c: len(_one_line(c)), reverse=True)
+    gone: set[int] = set()  # calls inside arguments already collapsed
+    for call in calls:
+        if id(call) in gone:
+            continue
+        for arg in [*call.args, *call.keywords]:
+            gone.update(id(n) for n in ast.walk(arg))
+        call.args = [ast.Constant(value=...)]
+        call.keywords = []
+        text = _one_line(copy)
+        if len(text) <= limit:
+            return text
+    return None
+
+
+def _copy_tree(node: ast.AST) -> ast.AST:
+    """A copy of the AST fields only (positions and anything else on the nodes stay behind)."""
+    fields: dict[str, object] = {}
+    for name, value in ast.iter_fields(node):
+        if isinstance(value, ast.AST):
+            fields[name] = _copy_tree(value)
+        elif isinstance(value, list):
+            fields[name] = [_copy_tree(v) if isinstance(v, ast.AST) else v for v in value]
+        else:
+            fields[name] = value
+    return type(node)(**fields)

@@ -84,6 +84,9 @@ class Reporter:
         # Syntax facts of loops, asked once each; only during the analysis, while the tree is alive.
         self._first_reads: dict[tuple[int, str], ast.Name | None] = {}
         self._read_first: dict[tuple[int, str], bool] = {}
+        # Assignments and returns, and function definitions: what `name` looks through, made once.
+        self._simple: list[ast.stmt] | None = None
+        self._functions: list[ast.FunctionDef | ast.AsyncFunctionDef] | None = None
 
     def first_read(self, loop: ast.AST, name: str) -> ast.Name | None:
         """``_first_read``, once per loop and name (every reuse in a loop asks again)."""
@@ -133,12 +136,82 @@ class Reporter:
         return self.pos.span(node)
 
     def text(self, node: ast.AST | None) -> str:
-        return self.pos.text(node) if node is not None else "value"
+        """The node's source for a message: whole when it fits; else the name the code bound it to,
+        so a message says `loss` rather than `criterion(model(x), ...)[...]`; else shortened."""
+        if node is None:
+            return "value"
+        text = self.pos.text(node)
+        if not self.pos.shortened(node, text):
+            return text
+        stmt = self._statement_of(node)
+        bound = _bound_to(stmt, node) if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+        return self.pos.text(bound) if bound is not None else text
+
+    def name(self, node: ast.AST) -> str:
+        """How the code names the value of ``node``: the name an assignment binds it to (`grads` in
+        `grads, = torch.autograd.grad(...)`, `grad` in `grad = torch.autograd.grad(...)[0]`), the
+        helper that returns it (`time_derivative(...)`), else its source text. A message about a
+        value says `grads`, not a shortened call."""
+        stmt = self._statement_of(node)
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            bound = _bound_to(stmt, node)
+            if bound is not None:
+                return self.pos.text(bound)
+        elif isinstance(stmt, ast.Return) and _whole_or_first(stmt.value, node):
+            func = self._function_of(stmt)
+            if func is not None:
+                return f"{func.name}(...)"
+        return self.text(node)
+
+    def holder(self, site: Site, avoid: tuple[str, ...] = ()) -> str | None:
+        """The variable the statement that computed ``site`` assigns (`h` for the encoder call in
+        `h = torch.relu(encoder(x))`), unless it is one of ``avoid``: the value a reader knows."""
+        stmt = site.stmts[-1] if site.stmts else None
+        target = _bound_name(stmt) if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+        if target is None or (isinstance(target, ast.Name) and target.id == "_"):
+            return None
+        text = self.text(target)
+        return None if text in avoid else text
+
+    def _statement_of(self, node: ast.AST) -> ast.stmt | None:
+        """The assignment or return whose value contains ``node`` (found by position, then identity)."""
+        if self._simple is None:
+            self._index_statements()
+        line = getattr(node, "lineno", 0)
+        for stmt in self._simple or ():
+            value = getattr(stmt, "value", None)
+            if value is not None and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
+                if any(n is node for n in ast.walk(value)):
+                    return stmt
+        return None
+
+    def _function_of(self, stmt: ast.stmt) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The innermost function whose body holds ``stmt``."""
+        around = [
+            f
+            for f in self._functions or ()
+            if f.lineno <= stmt.lineno <= (f.end_lineno or f.lineno) and f is not stmt
+        ]
+        return max(around, key=lambda f: f.lineno, default=None)
+
+    def _index_statements(self) -> None:
+        """The statements `name` looks through, gathered once from the statement lists."""
+        seen: set[int] = set()
+        self._simple, self._functions = [], []
+        for block in self.blocks.values():
+            if id(block) in seen:
+                continue
+            seen.add(id(block))
+            for stmt in block:
+                if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Return)):
+                    self._simple.append(stmt)
+                elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self._functions.append(stmt)
 
     def add(
         self,
         code: str,
-        node: ast.AST,
+        node: ast.AST | None,
         fields: dict[str, Any],
         related: list[Related] | None = None,
         fixes: list[FixRef] | None = None,
@@ -146,6 +219,7 @@ class Reporter:
         variant: str | None = None,
         span: Span | None = None,
     ) -> Finding:
+        """A finding of ``code`` at ``span``, else at ``node`` (one of the two is given)."""
         rule = _rule(code)
         template = None
         if rule is not None:
@@ -156,7 +230,10 @@ class Reporter:
             if template
             else f"{code}: " + ", ".join(f"{k}={v}" for k, v in fields.items())
         )
-        where = span or self.span(node)
+        if span is None:
+            assert node is not None, "a finding needs a node or a span"
+            span = self.span(node)
+        where = span
         finding = Finding(code, message, where, tuple(related or ()), tuple(fixes or ()), chain)
         self.findings.setdefault((code, where), finding)
         if code in _RAISING:
@@ -294,7 +371,9 @@ class Reporter:
         return Related(self.span(run.call), message, role)
 
     def next_iteration_fails(self, run: BackwardRun) -> Related:
-        return self.backward_related(run, "backward of the next iteration fails here", "reused")
+        return self.backward_related(
+            run, "raises here in the next iteration: the graph is already freed", "reused"
+        )
 
     # -- GG101–GG105, GG302: a backward meets buffers an earlier backward freed ------
 
@@ -308,8 +387,8 @@ class Reporter:
         built = Related(self.span(site.node), f"graph built here: {self.text(site.node)}", "built")
         freed = Related(
             self.span(first.call),
-            f"saved buffers freed by this backward ({self.text(first.target)})"
-            + (" in an earlier iteration" if differing is not None else ""),
+            f"graph freed here: the backward of {self.text(first.target)}"
+            + (", in an earlier iteration" if differing is not None else ""),
             "freed",
         )
         if loop is None:
@@ -350,7 +429,11 @@ class Reporter:
                 run,
                 first,
                 gan,
-                [built, freed, self.backward_related(run, "reused here: fails", "reused")],
+                [
+                    built,
+                    freed,
+                    self.backward_related(run, "raises here: the graph is already freed", "reused"),
+                ],
                 chain=chain,
             )
             return
@@ -363,7 +446,11 @@ class Reporter:
         same = same or bool(first.val.sites) and first.val.sites <= run.val.sites
         loss = self.text(run.target)
         other = self.text(first.target)
-        related = [built, freed, self.backward_related(run, "reused here: fails", "reused")]
+        related = [
+            built,
+            freed,
+            self.backward_related(run, "raises here: the graph is already freed", "reused"),
+        ]
         fixes: list[FixRef] = []
         if same:
             if isinstance(run.stmt, ast.Expr) and run.stmt.value is run.call:
@@ -408,6 +495,8 @@ class Reporter:
                 )
             )
         fixes.append(self.retain_fix("GG102", first))
+        # The shared part by the name the code gives it (`h` of `h = torch.relu(encoder(x))`).
+        holder = self.holder(site, avoid=(loss, other))
         self.add(
             "GG102",
             run.call,
@@ -415,8 +504,8 @@ class Reporter:
                 "loss": loss,
                 "other": other,
                 "first_line": first.call.lineno,
-                "shared": self.text(site.node),
-                "shared_line": getattr(site.node, "lineno", 0),
+                "shared": holder or self.text(site.node),
+                "shared_line": site.stmts[-1].lineno if holder else getattr(site.node, "lineno", 0),
             },
             related,
             fixes,
@@ -440,14 +529,9 @@ class Reporter:
     ) -> None:
         """GG105 at the discriminator call whose fake argument needs `.detach()`."""
         d_site, arg_node = gan
-        disc = (
-            d_site.module.name
-            if d_site.module and d_site.module.name
-            else self.text(d_site.node.func if isinstance(d_site.node, ast.Call) else d_site.node)
-        )
         fields: dict[str, Any] = {
             "fake": self.text(arg_node),
-            "disc": disc,
+            "disc": self.disc_name(d_site),
             "backward_line": first.call.lineno,
             "reuse_line": run.call.lineno,
         }
@@ -463,6 +547,12 @@ class Reporter:
             chain,
             variant="stepped" if step is not None else None,
         )
+
+    def disc_name(self, d_site: Site) -> str:
+        """The discriminator as the code names it: the module's variable, else the called expression."""
+        if d_site.module and d_site.module.name:
+            return d_site.module.name
+        return self.text(d_site.node.func if isinstance(d_site.node, ast.Call) else d_site.node)
 
     def gan_pattern(self, run: BackwardRun, site: Site, first: BackwardRun) -> tuple[Site, ast.expr] | None:
         """The first loss went through D(fake) and the second goes through another call of D on fake."""
@@ -669,10 +759,11 @@ class Reporter:
         self.add(
             "GG104",
             read if read is not None else run.call,
-            {"name": ", ".join(names), "backward_line": run.call.lineno},
+            {"name": names[0], "names": _listed(names), "backward_line": run.call.lineno},
             related,
             fixes,
             chain,
+            variant="several" if len(names) > 1 else None,
         )
 
     def carried_cell(
@@ -737,7 +828,8 @@ class Reporter:
             names = self.carried_names(site, loop)
             if not names:
                 return
-            masks = "the graph that " + ", ".join(f"`{n}`" for n in names) + " carries (never detached)"
+            verb = "carry" if len(names) > 1 else "carries"
+            masks = f"the graph that {_listed(names)} {verb} (never detached)"
             text = self.detach_all(names, loop)
             if text:
                 real = {
@@ -745,9 +837,13 @@ class Reporter:
                     "params": {"loop": self.span(loop.node).to_json(), "text": text},
                 }
         else:
-            masks = "a generator output reused without `.detach()`"
             gan = self.gan_pattern(run, site, first)
+            masks = "a graph passed on without `.detach()`"
             if gan is not None:
+                # Said as what the code does (a linear probe on fixed features matches the pattern
+                # too, with no generator in sight).
+                fake, disc = self.text(gan[1]), self.disc_name(gan[0])
+                masks = f"the graph behind `{fake}` (passed to `{disc}` without `.detach()`)"
                 real = {
                     "kind": "append",
                     "params": {"expr": self.span(gan[1]).to_json(), "suffix": ".detach()"},
@@ -781,8 +877,10 @@ class Reporter:
         saved_related = Related(
             self.span(site.node), f"saved for backward here: {self.text(site.node)}", "built"
         )
-        fails = self.backward_related(run, "this backward needs the original value", "reused")
         if dirt.kind == "step":
+            fails = self.backward_related(
+                run, "raises here: it needs the weights from before the step", "reused"
+            )
             first = dirt.retained_by
             if first is None:
                 if dirt.certain:
@@ -834,18 +932,35 @@ class Reporter:
                         anchor=self.span(run.stmt),
                     )
                 )
+            if run.call is first.call:
+                # One backward, run again in the next iteration over the graph it kept: said as the
+                # graph's own story, not as "between line N and line N".
+                self.add(
+                    "GG111",
+                    dirt.node,
+                    {
+                        "optimizer": self.text(dirt.target),
+                        "loss": self.text(run.target),
+                        "saved_line": getattr(site.node, "lineno", "?"),
+                        "second_line": run.call.lineno,
+                    },
+                    [saved_related, fails],
+                    fixes,
+                    variant="built-before",
+                )
+                return
             self.add(
                 "GG111",
                 dirt.node,
                 {
                     "optimizer": self.text(dirt.target),
                     "first_line": first.call.lineno,
-                    "second_line": run.call.lineno
-                    if run.call is not first.call
-                    else f"{run.call.lineno} in the next iteration",
+                    "second_line": run.call.lineno,
                 },
                 [
-                    self.backward_related(first, "first backward (graph retained)", "freed"),
+                    self.backward_related(
+                        first, "first backward: retain_graph=True keeps the graph", "freed"
+                    ),
                     saved_related,
                     fails,
                 ],
@@ -984,6 +1099,39 @@ def _bound_name(stmt: ast.stmt) -> ast.expr | None:
     if len(targets) == 1 and isinstance(targets[0], (ast.Name, ast.Attribute)):
         return targets[0]
     return None
+
+
+def _listed(names: list[str]) -> str:
+    """`h` and `c`; `a`, `b` and `c`."""
+    quoted = [f"`{n}`" for n in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _whole_or_first(value: ast.expr | None, node: ast.AST) -> bool:
+    """Is ``value`` the value of ``node`` itself, or its one kept element (`f(...)[0]`)?"""
+    if value is node:
+        return True
+    return (
+        isinstance(value, ast.Subscript)
+        and value.value is node
+        and isinstance(value.slice, ast.Constant)
+        and isinstance(value.slice.value, int)
+    )
+
+
+def _bound_to(stmt: ast.Assign | ast.AnnAssign, node: ast.AST) -> ast.expr | None:
+    """The target that ``stmt`` binds the value of ``node`` to: ``node`` is its whole value, or the
+    one element it keeps (`x = f(...)[0]`, `x, = f(...)`)."""
+    target = _bound_name(stmt)
+    if target is None and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        pack = stmt.targets[0]
+        if isinstance(pack, (ast.Tuple, ast.List)) and len(pack.elts) == 1 and stmt.value is node:
+            target = pack.elts[0]  # `grads, = torch.autograd.grad(...)`
+    if not isinstance(target, (ast.Name, ast.Attribute)) or (
+        isinstance(target, ast.Name) and target.id == "_"
+    ):
+        return None
+    return target if _whole_or_first(stmt.value, node) else None
 
 
 def _left_loop(first: tuple[tuple[int, int], ...], later: tuple[tuple[int, int], ...]) -> bool:

@@ -203,7 +203,10 @@ def _misplaced(rep: Reporter, loop: ast.AST, env: dict[str, Val]) -> None:
                         "backward_line": bstmt.lineno,
                         "step_line": step_stmt.lineno,
                     },
-                    [],
+                    [
+                        Related(rep.span(bstmt), "its gradients are thrown away", "note"),
+                        Related(rep.span(step_stmt), "the step that should apply them", "reused"),
+                    ],
                     fixes,
                     variant="misplaced",
                 )

@@ -68,8 +68,8 @@ RULE = Rule(
     name="double-backward",
     summary="Backward through a graph whose saved buffers an earlier backward already freed.",
     message=(
-        "`{loss}` is backpropagated again, but the backward on line {first_line} already freed "
-        "the buffers its graph saved"
+        "`{loss}` is backpropagated again, but the backward on line {first_line} already freed its "
+        "graph, so this backward raises; backpropagate once, or pass `retain_graph=True` to the first"
     ),
     fixes={
         "remove-second-backward": (

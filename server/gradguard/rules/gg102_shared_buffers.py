@@ -59,14 +59,16 @@ RULE = Rule(
     name="shared-graph-separate-backward",
     summary="Two losses built on one shared forward are backpropagated separately.",
     message=(
-        "`{loss}` and `{other}` share `{shared}` (line {shared_line}); the backward of `{other}` "
-        "on line {first_line} freed its buffers, so this backward fails"
+        "`{loss}` and `{other}` are both computed from `{shared}` (line {shared_line}): the backward "
+        "of `{other}` on line {first_line} freed that shared graph, so this backward raises; "
+        "backpropagate their sum once, or pass `retain_graph=True` to the first backward"
     ),
     variants={
         # One name for every loss of a loop (`for loss in losses.values(): loss.backward()`).
         "loop": (
-            "each `{loss}` of this loop shares `{shared}` (line {shared_line}); the backward on line "
-            "{first_line} for an earlier one freed its buffers, so this backward fails"
+            "every `{loss}` of this loop is computed from `{shared}` (line {shared_line}): this "
+            "backward frees that shared graph for the first `{loss}`, so it raises for the next one; "
+            "backpropagate the sum of the losses once, after the loop"
         ),
     },
     fixes={

@@ -72,7 +72,8 @@ RULE = Rule(
     summary="A value computed before a loop is backpropagated through in every iteration.",
     message=(
         "`{name}` was computed on line {built_line}, before the loop; the backward on line "
-        "{backward_line} frees its graph in the first iteration, so the second one fails"
+        "{backward_line} frees its graph in the first iteration, so the second iteration's backward "
+        "raises; compute `{name}` inside the loop"
     ),
     fixes={
         "move-into-loop": (

@@ -70,9 +70,18 @@ RULE = Rule(
     name="carried-state-not-detached",
     summary="State carried across loop iterations drags the previous iteration's graph into backward.",
     message=(
-        "`{name}` carries the previous iteration's graph into this one; the backward on line "
-        "{backward_line} freed that graph, so the next iteration's backward fails"
+        "`{name}` carries its graph from one iteration into the next: the backward on line "
+        "{backward_line} frees that graph, so the next iteration's backward raises; detach `{name}` "
+        "at the start of each iteration"
     ),
+    variants={
+        # Several names carry it (an LSTM's `h, c`).
+        "several": (
+            "{names} carry their graph from one iteration into the next: the backward on line "
+            "{backward_line} frees that graph, so the next iteration's backward raises; detach them "
+            "at the start of each iteration"
+        ),
+    },
     fixes={
         "detach-carried": (
             "Detach the carried state at the top of each iteration",

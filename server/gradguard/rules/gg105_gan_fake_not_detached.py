@@ -70,13 +70,14 @@ RULE = Rule(
     summary="The generator's output goes into the discriminator's backward without .detach() and is reused.",
     message=(
         "`{fake}` goes into `{disc}` without `.detach()`, so the backward on line {backward_line} "
-        "frees the generator's graph; reusing `{fake}` on line {reuse_line} then fails"
+        "also frees the generator's graph behind it, and the backward on line {reuse_line} raises "
+        "when it reaches that graph again; pass `{fake}.detach()` to `{disc}` here"
     ),
     variants={
         "stepped": (
             "`{fake}` goes into `{disc}` without `.detach()`, so the backward on line {reuse_line} "
-            "walks back into the generator, whose weights `{optimizer}.step()` on line {step_line} "
-            "changed in place; it fails"
+            "also runs back through the generator, whose weights `{optimizer}.step()` on line "
+            "{step_line} already changed in place, and raises; pass `{fake}.detach()` to `{disc}` here"
         ),
     },
     fixes={

@@ -70,7 +70,10 @@ RULE = Rule(
     code="GG106",
     name="backward-without-graph",
     summary="Backward on a value whose graph was cut by .detach(), .item() or no_grad.",
-    message="`{loss}` has no grad_fn: its graph was cut by {cause}, so there is nothing to backpropagate",
+    message=(
+        "`{loss}` has no graph to backpropagate, so this backward raises: {cause} cut it off from "
+        "the model; remove that cut"
+    ),
     fixes={
         "remove-detach": (
             "Remove the .detach()/.item() that cut the graph",
@@ -79,8 +82,8 @@ RULE = Rule(
     },
     variants={
         "float": (
-            "`{loss}` is a Python number, not a tensor: {cause} turned it into a float, "
-            "which has no `.backward()`"
+            "`{loss}` is a Python number, not a tensor: {cause} turned it into a float, which has no "
+            "`.backward()`; backpropagate the tensor and take `.item()` only for logging"
         ),
     },
 )

@@ -80,7 +80,7 @@ RULE = Rule(
     summary="An in-place change to a tensor that a later backward needs.",
     message=(
         "`{op}` changes `{name}` in place, but `{saved_by}` on line {saved_line} saved it for the "
-        "backward on line {backward_line}, which will find it modified"
+        "backward on line {backward_line}, so that backward raises; use the out-of-place operation"
     ),
     fixes={
         "out-of-place": (
@@ -94,12 +94,13 @@ RULE = Rule(
     },
     variants={
         "multiview": (
-            "`{op}` changes `{name}` in place, but `{name}` is one of the views `{split}` returned; "
-            "autograd does not allow changing such a view in place, so this line raises"
+            "`{op}` changes `{name}` in place, but `{name}` is one of several views that `{split}` "
+            "returned, which autograd does not let you change in place, so this line raises; use the "
+            "out-of-place operation"
         ),
         "sequential": (
             "`{layer}(inplace=True)` right after `{act}` overwrites the output that `{act}` saved for "
-            "its backward"
+            "its backward, so the backward on line {backward_line} raises; drop `inplace=True`"
         ),
     },
 )
@@ -292,7 +293,9 @@ def check_hazard(ctx: Context, seen: SequentialHazard) -> None:
         },
         [
             Related(ctx.span(seen.model_call), f"the model runs here: {ctx.text(seen.model_call)}", "built"),
-            ctx.backward_related(seen.run, "this backward needs the activation's output", "reused"),
+            ctx.backward_related(
+                seen.run, "raises here: it needs the activation's output, now overwritten", "reused"
+            ),
         ],
         fixes,
         variant="sequential",
@@ -323,9 +326,15 @@ def report_changed_saved(ctx: Context, seen: SavedTensorChanged, code: str) -> N
         "saved_line": getattr(seen.saved_by, "lineno", 0),
         "backward_line": seen.run.call.lineno,
     }
+    # GG203's change goes through `.data`, so torch does not notice: no error, a wrong gradient.
+    outcome = (
+        "computes a wrong gradient here from the changed value"
+        if code == "GG203"
+        else "raises here: it needs the value from before the in-place change"
+    )
     related = [
         Related(ctx.span(seen.saved_by), f"saved for backward here: {ctx.text(seen.saved_by)}", "built"),
-        ctx.backward_related(seen.run, "this backward needs the original value", "reused"),
+        ctx.backward_related(seen.run, outcome, "reused"),
     ]
     ctx.add(code, seen.stmt if seen.stmt is not None else op, fields, related, fixes)
 

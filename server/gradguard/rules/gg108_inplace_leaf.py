@@ -68,8 +68,9 @@ RULE = Rule(
     name="inplace-on-leaf",
     summary="An in-place change to a leaf tensor that requires grad while autograd is recording.",
     message=(
-        "`{op}` changes `{name}` in place, but `{name}` is a leaf that requires grad; "
-        "do it under `torch.no_grad()`"
+        "`{op}` changes `{name}` in place, but `{name}` is a tensor that requires grad and is not "
+        "computed from others (a leaf, like a parameter), so this line raises; do it inside "
+        "`with torch.no_grad():`"
     ),
     fixes={
         "wrap-no-grad": (

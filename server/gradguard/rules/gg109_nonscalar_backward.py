@@ -57,7 +57,10 @@ RULE = Rule(
     code="GG109",
     name="nonscalar-backward",
     summary="backward() without gradient= on a tensor that is not a scalar.",
-    message="`{loss}` is not a scalar ({why}); `backward()` without `gradient=` needs a single value",
+    message=(
+        "`{loss}` is not a single number ({why}), so `backward()` without `gradient=` raises; "
+        "reduce it with `.mean()` or `.sum()` first"
+    ),
     fixes={
         "mean": (
             "Reduce with .mean() before backward",

@@ -56,7 +56,10 @@ RULE = Rule(
     code="GG110",
     name="numpy-on-grad-tensor",
     summary="`.numpy()` on a tensor that requires grad raises; detach it first.",
-    message="`{name}` requires grad, so `.numpy()` raises a RuntimeError; call `.detach()` first",
+    message=(
+        "`{name}` requires grad, so turning it into a NumPy array raises a RuntimeError; "
+        "use `{name}.detach()` there instead"
+    ),
     fixes={
         "detach-numpy": (
             "Insert `.detach().cpu()` before `.numpy()`",

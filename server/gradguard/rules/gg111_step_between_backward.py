@@ -66,12 +66,13 @@ RULE = Rule(
     summary="`optimizer.step()` between two backward passes over one graph changes weights the second needs.",
     message=(
         "`{optimizer}.step()` runs between the backward on line {first_line} and the backward on line "
-        "{second_line} through the same graph; it changes saved weights in place, so the second one raises"
+        "{second_line}, which go through the same graph: the step changes in place weights that "
+        "graph saved, so the second backward raises; move the step after the last backward"
     ),
     variants={
         "built-before": (
             "`{optimizer}.step()` changes in place weights that the graph of `{loss}` saved on line "
-            "{saved_line}; its backward on line {second_line} runs after the step and raises"
+            "{saved_line}, so the backward on line {second_line} raises; compute `{loss}` after the step"
         ),
     },
     fixes={

@@ -54,8 +54,8 @@ RULE = Rule(
     name="discarded-detach",
     summary="`x.detach()` as a statement does nothing; the result must be assigned.",
     message=(
-        "the result of `{name}.detach()` is discarded, so `{name}` keeps its graph; "
-        "write `{name} = {name}.detach()`"
+        "`{name}.detach()` returns a detached copy, which this line throws away, so `{name}` keeps "
+        "its graph; write `{name} = {name}.detach()`"
     ),
     fixes={
         "assign-detach": (

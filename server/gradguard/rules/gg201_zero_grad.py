@@ -86,8 +86,9 @@ RULE = Rule(
     name="zero-grad-missing-or-misplaced",
     summary="Training loop without `zero_grad()`, or with it between `backward()` and `step()`.",
     message=(
-        "this backward adds to the gradients of earlier iterations: the loop steps `{optimizer}` (line "
-        "{step_line}) but never calls `zero_grad()`, so each step applies the running sum"
+        "this backward adds to the gradients of all earlier iterations, because the loop never calls "
+        "`zero_grad()`, so the step on line {step_line} applies their running sum; call "
+        "`{optimizer}.zero_grad()` before the backward"
     ),
     fixes={
         "zero-grad-before-backward": (
@@ -111,22 +112,24 @@ RULE = Rule(
     variants={
         # Found by following `.grad` through calls (the step and backward may sit in methods).
         "flow": (
-            "this backward adds to gradients that an earlier `{optimizer}.step()` already applied: nothing "
-            "clears `.grad` (`zero_grad()`) in between, so the step on line {step_line} applies the stale "
-            "gradients again"
+            "this backward adds to gradients that an earlier `{optimizer}.step()` already applied, "
+            "because nothing calls `zero_grad()` in between, so the step on line {step_line} applies "
+            "those old gradients again; call `{optimizer}.zero_grad()` before the backward"
         ),
         "input": (
-            "this backward adds to `{name}.grad`, which still holds what earlier iterations added: nothing "
-            "clears it in this loop, so the read on line {read_line} sees their running sum"
+            "this backward adds to `{name}.grad`, which still holds what earlier iterations added, "
+            "because nothing clears it in this loop, so the read on line {read_line} sees their running "
+            "sum; set `{name}.grad = None` before the backward"
         ),
         "misplaced": (
-            "`{optimizer}.zero_grad()` runs after the backward on line {backward_line} and before the step "
-            "on line {step_line}: it discards the fresh gradients, so the step changes nothing"
+            "`{optimizer}.zero_grad()` runs after the backward on line {backward_line} and before the "
+            "step on line {step_line}, so it throws away the gradients the step should apply; move it "
+            "before the backward"
         ),
         "discards": (
-            "`{optimizer}.zero_grad()` runs in every iteration but the step does not: it throws away what "
-            "the backward on line {backward_line} added in the iterations without a step, so each step "
-            "uses only the last batch's gradient"
+            "`{optimizer}.zero_grad()` runs in every iteration but the step does not, so it throws "
+            "away what the backward on line {backward_line} added in the iterations without a step; "
+            "move it after the step"
         ),
     },
 )
@@ -359,7 +362,8 @@ def check_discarded(ctx: Context, seen: DiscardedGradients) -> None:
                 "GG201", "zero-after-step", "move-after", stmt=ctx.span(seen.stmt), anchor=ctx.span(seen.step)
             )
         )
-    related = [Related(ctx.span(seen.backward), "its gradients are thrown away", "freed")]
+    # "note", not "freed": this backward frees no graph anyone needs (the hover would say so).
+    related = [Related(ctx.span(seen.backward), "its gradients are thrown away", "note")]
     if seen.step is not None:
         related.append(Related(ctx.span(seen.step), "the step that should apply them", "reused"))
     ctx.add(

@@ -55,13 +55,14 @@ RULE = Rule(
     name="penalty-without-create-graph",
     summary="A gradient penalty from `autograd.grad` without `create_graph=True` has no gradient.",
     message=(
-        "`{name}` comes from `autograd.grad` without `create_graph=True`, so it is a constant: "
-        "the term it adds to `{loss}` contributes no gradient"
+        "`{name}` comes from `torch.autograd.grad` without `create_graph=True`, so it is a constant: "
+        "the penalty it adds to `{loss}` trains nothing; pass `create_graph=True`"
     ),
     variants={
         "raises": (
-            "`{name}` comes from `autograd.grad` without `create_graph=True`, so it is a constant: "
-            "`{loss}`, built from it alone, has no grad_fn, and its `backward()` raises"
+            "`{name}` comes from `torch.autograd.grad` without `create_graph=True`, so it is a "
+            "constant: `{loss}`, built from it alone, has no graph, and its backward raises; pass "
+            "`create_graph=True`"
         ),
     },
     fixes={
@@ -218,14 +219,14 @@ def _report(ctx: Context, run: BackwardRun, penalty: Taint, raises: bool) -> Non
         )
     ]
     note = (
-        "this backward raises: nothing in it has a grad_fn"
+        "raises here: nothing in it has a graph"
         if raises
         else "this backward gets no gradient from the penalty"
     )
     ctx.add(
         "GG202",
         node,
-        {"name": ctx.text(node), "loss": ctx.text(run.target)},
+        {"name": ctx.name(node), "loss": ctx.text(run.target)},
         [ctx.backward_related(run, note, "reused")],
         fixes,
         variant="raises" if raises else None,

@@ -54,8 +54,9 @@ RULE = Rule(
     name="data-mutation-of-saved-tensor",
     summary="An in-place change through `.data` to a tensor saved for backward silently corrupts gradients.",
     message=(
-        "`{name}.data` is changed in place, but `{name}` was saved for backward by `{saved_by}` "
-        "(line {saved_line}); autograd cannot see the change and will compute a wrong gradient"
+        "`{name}` is changed in place through `.data`, but `{saved_by}` on line {saved_line} saved it "
+        "for backward: autograd does not see the change, so the backward silently computes a wrong "
+        "gradient; change it out of place, or after the backward"
     ),
     fixes={
         "out-of-place": (

@@ -49,14 +49,14 @@ RULE = Rule(
     name="accumulated-graph",
     summary="Accumulating a graph-bearing loss across iterations keeps every iteration's graph in memory.",
     message=(
-        "`{acc}` accumulates `{value}`, which carries an autograd graph, so every iteration's graph "
-        "stays alive; accumulate `{suggest}` instead"
+        "`{acc}` accumulates `{value}`, which still has its graph, so every iteration's graph stays "
+        "in memory; accumulate `{suggest}` instead"
     ),
     variants={
         # A record (dict, tuple) holding graph tensors: no single expression to suggest.
         "record": (
-            "`{acc}` keeps `{value}`, which holds tensors that carry autograd graphs, so every "
-            "iteration's graph stays alive; keep numbers (`.item()`) or detached tensors in it"
+            "`{acc}` keeps `{value}`, which holds tensors that still have their graphs, so every "
+            "iteration's graph stays in memory; keep numbers (`.item()`) or detached tensors in it"
         ),
     },
     fixes={

@@ -72,8 +72,9 @@ RULE = Rule(
     name="retain-graph-masks-bug",
     summary="`retain_graph=True` in a loop that only hides a graph reused across iterations.",
     message=(
-        "`retain_graph=True` only keeps {masks} alive across iterations; it hides the bug instead of "
-        "fixing it (stale gradients, growing memory, or a version error after `step()`)"
+        "`retain_graph=True` only hides a bug here: it keeps {masks} alive into the next iteration, "
+        "whose backward runs through it again (wrong gradients, growing memory, an error after "
+        "`step()`); fix that reuse and drop `retain_graph=True`"
     ),
     fixes={
         "real-fix": (
