@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
-from .api import check_source
-from .findings import Finding
+if TYPE_CHECKING:
+    from .api import check_source
+    from .findings import Finding
 
 __all__ = ["Finding", "__version__", "check_source"]
+
+
+def __getattr__(name: str) -> Any:
+    # Loaded on first use: `gradguard --version` and `gradguard rule` need no analysis engine.
+    if name == "check_source":
+        from .api import check_source
+
+        return check_source
+    if name == "Finding":
+        from .findings import Finding
+
+        return Finding
+    raise AttributeError(f"module 'gradguard' has no attribute {name!r}")

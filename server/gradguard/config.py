@@ -8,10 +8,14 @@ from typing import Any
 
 from .settings import Settings
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+
+def _toml() -> Any:
+    # Imported when a pyproject.toml mentions gradguard: most checks never need a TOML parser.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    return tomllib
 
 
 class ConfigError(Exception):
@@ -28,6 +32,7 @@ def _read_table(path: Path) -> dict[str, Any] | None:
     # unrelated one should not stop the scan.
     if b"gradguard" not in raw:
         return None
+    tomllib = _toml()
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
