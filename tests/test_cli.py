@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import io
 import json
 import multiprocessing
@@ -37,8 +38,7 @@ def test_text_output_summary_and_exit_code(in_tmp: Path, capsys: pytest.CaptureF
     assert out == (
         "pkg/train.py:3:5: GG103 fake finding 103\n"
         "pkg/train.py:4:5: GG301 fake finding 301\n"
-        "Found 2 errors.\n"
-        "[*] 2 fixable with `--fix`.\n"
+        "Found 1 error, 1 info (2 fixable with `--fix`).\n"
     )
 
 
@@ -137,7 +137,7 @@ def test_fix_writes_in_place_atomically(in_tmp: Path, capsys: pytest.CaptureFixt
     other = write(in_tmp / "other" / "u.py", SOURCE)
     code, out, _ = run(capsys, "check", "--fix", "t.py")
     assert code == 0
-    assert out == "Found 2 errors (2 fixed, 0 remaining).\n"
+    assert out == "Found 2 findings (2 fixed, 0 remaining).\n"
     assert (
         target.read_bytes()
         == SOURCE.replace("gg103", "gg103_ok").replace("gg301", "gg301_ok").replace("\n", "\r\n").encode()
@@ -160,7 +160,7 @@ def test_fix_reports_remaining(
     write(in_tmp / "t.py", SOURCE)
     code, out, _ = run(capsys, "check", "--fix", "t.py")
     assert code == 1
-    assert out == "t.py:4:5: GG301 fake finding 301\nFound 2 errors (1 fixed, 1 remaining).\n"
+    assert out == "t.py:4:5: GG301 fake finding 301\nFound 2 findings (1 fixed, 1 remaining: 1 info).\n"
 
 
 def test_diff_does_not_write(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -169,7 +169,7 @@ def test_diff_does_not_write(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -
     assert code == 1
     assert out.startswith("--- t.py\n+++ t.py\n")
     assert "-x = gg103\n" in out and "+x = gg103_ok\n" in out
-    assert "Would fix 2 errors." in err
+    assert "Would fix 2 findings." in err
     assert target.read_text() == SOURCE
     write(in_tmp / "t.py", "import torch\n")
     assert run(capsys, "check", "--diff", "t.py")[0] == 0
@@ -203,9 +203,12 @@ def test_unreadable_files_are_reported_and_scan_goes_on(
     assert code == 1
     assert "latin.py: not valid UTF-8: byte 0xe9 at offset 18; file skipped" in err
     assert "t.py:3:5: GG103" in out
-    assert out.endswith("Found 2 errors.\n[*] 2 fixable with `--fix`.\n1 file could not be checked.\n")
+    assert out.endswith("Found 1 error, 1 info (2 fixable with `--fix`).\n1 file could not be checked.\n")
     (in_tmp / "t.py").unlink()
-    assert run(capsys, "check")[:2] == (1, "1 file could not be checked.\n")
+    assert run(capsys, "check")[:2] == (
+        1,
+        "No findings in the files checked, but not everything was checked:\n1 file could not be checked.\n",
+    )
 
 
 def test_pep263_cookie_is_honoured(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -218,8 +221,27 @@ def test_pep263_cookie_is_honoured(in_tmp: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_missing_path_is_a_usage_error(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(capsys, "check", "nope.py")
+    code, out, err = run(capsys, "check", "nope.py")
     assert code == 2 and "nope.py: no such file" in err
+    # Never "All checks passed!" after a path that could not be checked.
+    assert (
+        out == "No findings in the files checked, but not everything was checked:\n1 path does not exist.\n"
+    )
+    write(in_tmp / "t.py", SOURCE)
+    code, out, _ = run(capsys, "check", "t.py", "nope.py", "gone/")
+    assert code == 2 and out.endswith("(2 fixable with `--fix`).\n2 paths do not exist.\n")
+
+
+def test_summary_counts_by_severity(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(in_tmp / "t.py", SOURCE)
+    # Information-level findings alone are not called errors.
+    assert run(capsys, "check", "--select", "GG301", "t.py")[1].endswith(
+        "Found 1 info (1 fixable with `--fix`).\n"
+    )
+    write(in_tmp / "pyproject.toml", '[tool.gradguard.severity]\nGG301 = "warning"\nGG103 = "hint"\n')
+    assert run(capsys, "check", "t.py")[1].endswith("Found 1 warning, 1 hint (2 fixable with `--fix`).\n")
+    write(in_tmp / "pyproject.toml", '[tool.gradguard.severity]\nGG301 = "error"\n')
+    assert run(capsys, "check", "t.py")[1].endswith("Found 2 errors (2 fixable with `--fix`).\n")
 
 
 def test_skipped_directories_and_fast_path(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -331,13 +353,14 @@ def test_parallel_scan_matches_serial(
     for i in range(count):
         write(in_tmp / f"m{i:02}.py", SOURCE)
     pools: list[int] = []
-    real_pool = runner.ProcessPoolExecutor
+    real_pool = concurrent.futures.ProcessPoolExecutor
 
     def spy(*args: object, **kwargs: object) -> object:
         pools.append(1)
         return real_pool(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(runner, "ProcessPoolExecutor", spy)
+    # The runner imports the pool when it needs one (it is not loaded for small checks).
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", spy)
     parallel = run(capsys, "check", "--jobs", "4")
     assert pools == [1]
     monkeypatch.setattr(runner, "PARALLEL_THRESHOLD", 10_000)
@@ -355,7 +378,7 @@ def test_rule_command(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "rule", "GG999")
     assert code == 2 and "GG999" in err
     code, out, _ = run(capsys, "rule", "--all")
-    assert code == 0 and out.splitlines()[0].startswith("GG101") and len(out.splitlines()) >= 17
+    assert code == 0 and out.splitlines()[0].startswith("GG000") and len(out.splitlines()) >= 18
     assert run(capsys, "rule")[0] == 2
 
 
@@ -392,12 +415,10 @@ def test_internal_error_in_one_file_does_not_end_the_scan(
 def test_write_failure_is_reported(
     in_tmp: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import gradguard.cli
-
     def refuse(path: Path, text: str, encoding: str) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(gradguard.cli, "write_atomic", refuse)
+    monkeypatch.setattr(runner, "write_atomic", refuse)
     write(in_tmp / "t.py", SOURCE)
     code, _, err = run(capsys, "check", "--fix", "t.py")
     assert code == 1 and "t.py: cannot write the fixes" in err
@@ -423,3 +444,20 @@ def test_notebook_diff_is_per_cell(in_tmp: Path, capsys: pytest.CaptureFixture[s
         "-b = gg103\n\\ No newline at end of file\n+b = gg103_ok\n\\ No newline at end of file\n"
     )
     assert (in_tmp / "nb.ipynb").read_text() == text
+
+
+def test_statistics(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(in_tmp / "a.py", SOURCE)
+    write(in_tmp / "b.py", "import torch\ny = gg103\n")
+    code, out, _ = run(capsys, "check", "--statistics", "a.py", "b.py")
+    assert code == 1
+    rows = [line.split("\t") for line in out.splitlines()[:2]]
+    assert [row[:2] for row in rows] == [["2", "GG103"], ["1", "GG301"]]
+    assert rows[0][2].startswith("[*] ") and "fake finding" not in out
+    assert out.splitlines()[2].startswith("Found ")
+    code, out, _ = run(capsys, "check", "--statistics", "--format", "json", "a.py", "b.py")
+    data = json.loads(out)
+    assert [(d["code"], d["count"], d["fixable"]) for d in data] == [("GG103", 2, True), ("GG301", 1, True)]
+    assert run(capsys, "check", "--statistics", "--format", "sarif", "a.py")[0] == 2
+    write(in_tmp / "c.py", "import torch\n")
+    assert run(capsys, "check", "--statistics", "c.py") == (0, "All checks passed!\n", "")

@@ -7,6 +7,7 @@ import textwrap
 import pytest
 
 from gradguard.engine import analyze, inspect
+from gradguard.findings import Span
 
 SEED = textwrap.dedent(
     """\
@@ -103,10 +104,14 @@ def test_unknown_values_never_produce_findings() -> None:
     assert analyze(src) == []
 
 
-def test_files_without_torch_are_skipped_and_bad_input_gives_nothing() -> None:
+def test_files_without_torch_are_skipped_and_bad_input_gives_gg000_alone() -> None:
     assert analyze("x = 1\nfor i in range(3):\n    x += i\n") == []
-    assert analyze("import torch\nfor x in (:\n") == []
-    assert analyze("import torch\n" + "(" * 5000 + ")" * 5000 + "\n") == []
+    assert analyze("x = 1\nfor x in (:\n") == []  # never mentions torch: not read further
+    [broken] = analyze("import torch\nfor x in (:\n")
+    assert (broken.code, broken.span, broken.fixes) == ("GG000", Span(2, 10, 2, 11), ())
+    assert "(SyntaxError: invalid syntax)" in broken.message
+    [deep] = analyze("import torch\n" + "(" * 5000 + ")" * 5000 + "\n")
+    assert deep.code == "GG000" and "too many nested parentheses" in deep.message
 
 
 def test_retain_graph_for_two_passes_in_one_gan_iteration_is_not_flagged() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import ModuleType
 
 from . import engine, noqa
@@ -35,7 +35,8 @@ def _without_bom(source: str) -> str:
 def check_source(source: str, filename: str = "<string>", settings: Settings | None = None) -> list[Finding]:
     """The findings of one Python source text, after suppression comments and settings, by position.
 
-    Never raises on bad input: code that does not parse has no findings.
+    Never raises on bad input: code that does not parse gets one finding, GG000, where the parser
+    stopped (a source that never mentions torch gets none: it is not read further).
     """
     settings = settings if settings is not None else Settings()
     source = _without_bom(source)
@@ -157,7 +158,28 @@ def check_notebook(
         located = notebook.locate(finding.span.line)
         if located is not None and located[1] not in located[0].replaced:
             kept.append(finding)
-    return NotebookCheck(notebook, kept)
+    kept += cell_syntax_errors(notebook, filename, settings)
+    return NotebookCheck(notebook, sorted(kept, key=_sort_key))
+
+
+def cell_syntax_errors(notebook: Notebook, filename: str, settings: Settings | None = None) -> list[Finding]:
+    """GG000 for each code cell left out of the program because it does not parse, in program
+    coordinates, after settings and the cell's own suppression comments."""
+    settings = settings if settings is not None else Settings()
+    broken = [cell for cell in notebook.cells if cell.syntax_error is not None]
+    if not broken or not any("torch" in notebook.cell_source(c.index) for c in notebook.cells):
+        return []
+    found = []
+    for cell in broken:
+        assert cell.syntax_error is not None
+        source = notebook.cell_source(cell.index)
+        for finding in _filtered(
+            engine.unparsable(source, cell.syntax_error, cell=True), source, filename, settings
+        ):
+            span, shift = finding.span, cell.start - 1
+            moved = Span(span.line + shift, span.col, span.end_line + shift, span.end_col)
+            found.append(replace(finding, span=moved))
+    return found
 
 
 def fix_notebook(

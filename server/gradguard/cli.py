@@ -12,15 +12,17 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from . import __version__, registry
 from .config import ConfigError, Resolver, load_config
 from .discover import discover, display_path
 from .notebook import Notebook, NotebookError
-from .output import FORMATS, summary
-from .runner import Job, Outcome, run_jobs, write_atomic
+from .output import FORMATS, statistics, summary
 from .settings import Settings, _normalise_selector, _selector_problem, known_codes
+
+if TYPE_CHECKING:
+    from .runner import Outcome
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -91,6 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="worker processes for large trees (default: all cores)",
     )
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+    check.add_argument(
+        "--statistics",
+        action="store_true",
+        help="print the number of findings per rule instead of the findings (text or json)",
+    )
 
     rule = commands.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", nargs="?", help="a rule code such as GG103")
@@ -154,12 +161,17 @@ def _write_target(path: Path, roots: list[Path]) -> Path | None:
 
 
 def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    # The analysis engine is loaded by the commands that analyse, not by `rule` or `--version`.
+    from .runner import Job, run_jobs, write_atomic
+
     select, ignore = _flatten(args.select), _flatten(args.ignore)
     mode = "diff" if args.diff else "fix" if args.fix else "check"
     paths = args.paths or ["."]
     use_stdin = "-" in paths
     if use_stdin and len(paths) > 1:
         raise UsageError("'-' (standard input) cannot be combined with other paths")
+    if args.statistics and args.format not in ("text", "json"):
+        raise UsageError("--statistics prints text or json, not " + args.format)
     if args.stdin_filename and not use_stdin:
         paths = ["-"]
         use_stdin = True
@@ -233,8 +245,8 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if mode == "diff":
         for outcome in changed:
             stdout.write(_diff(outcome))
-        word = "error" if fixed_count == 1 else "errors"
-        print(f"Would fix {fixed_count} {word}." if changed else "No errors would be fixed.", file=stderr)
+        word = "finding" if fixed_count == 1 else "findings"
+        print(f"Would fix {fixed_count} {word}." if changed else "No findings would be fixed.", file=stderr)
         if missing:
             return EXIT_USAGE
         return EXIT_FINDINGS if changed and not args.exit_zero else EXIT_OK
@@ -258,10 +270,15 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
                 stdout.write(jobs[0].text or "")
             report = stderr
 
-    report.write(FORMATS[args.format](diagnostics))
+    if args.statistics:
+        report.write(statistics(diagnostics, as_json=args.format == "json"))
+    else:
+        report.write(FORMATS[args.format](diagnostics))
     if args.format == "text" and not args.quiet:
         fixable = sum(1 for d in diagnostics if d.fixable)
-        report.write(summary(len(diagnostics), 0 if mode == "fix" else fixable, fixed_count, unreadable))
+        report.write(
+            summary(diagnostics, 0 if mode == "fix" else fixable, fixed_count, unreadable, len(missing))
+        )
     if missing:
         return EXIT_USAGE
     if args.exit_zero:

@@ -38,6 +38,9 @@ class CellSlice:
     start: int  # first program line of the cell (1-based)
     line_count: int  # lines the cell occupies in the program (at least 1)
     replaced: frozenset[int] = frozenset()  # cell lines (1-based) rewritten from IPython syntax
+    # Why the cell was left out (blanked), in the cell's own coordinates: it is neither Python nor
+    # IPython syntax. None for cells analysed, and for cells in another language (%%bash).
+    syntax_error: SyntaxError | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -85,12 +88,12 @@ class Notebook:
                 continue
             self.source_is_list[index] = isinstance(cell.get("source"), list)
             source = self.cell_source(index)
-            text, replaced = python_of_cell(source)
+            text, replaced, error = _cell_python(source)
             # Count lines on the original: a blanked cell is all empty lines and must keep its count.
             count = source.count("\n") + (0 if source.endswith("\n") or not source else 1)
             lines = text.split("\n")[:count] or [""]
             parts.append("\n".join(lines) + "\n")
-            self.cells.append(CellSlice(index, index + 1, line, len(lines), frozenset(replaced)))
+            self.cells.append(CellSlice(index, index + 1, line, len(lines), frozenset(replaced), error))
             line += len(lines)
         self.program = "".join(parts)
 
@@ -222,9 +225,17 @@ def _is_magic(stripped: str) -> bool:
 
 def python_of_cell(source: str) -> tuple[str, list[int]]:
     """The cell as plain Python with the same number of lines, and the 1-based lines rewritten."""
+    text, replaced, _ = _cell_python(source)
+    return text, replaced
+
+
+def _cell_python(source: str) -> tuple[str, list[int], SyntaxError | None]:
+    """``python_of_cell``, and the syntax error that made it blank the cell (None when it did not,
+    or when the cell is valid IPython that is not plain Python: another language, top-level
+    ``await``)."""
     try:
         ast.parse(source)
-        return source, []
+        return source, [], None
     except (SyntaxError, ValueError):
         pass
     lines = source.split("\n")
@@ -234,7 +245,7 @@ def python_of_cell(source: str) -> tuple[str, list[int]]:
         name = first[2:].split(None, 1)[0] if len(first) > 2 else ""
         if name not in _PYTHON_CELL_MAGICS:
             # Another language (%%bash, %%writefile, ...): nothing to analyse.
-            return "\n".join("" for _ in lines), list(range(1, len(lines) + 1))
+            return "\n".join("" for _ in lines), list(range(1, len(lines) + 1)), None
         lines[0] = "pass"
         replaced.append(1)
     continuation = False
@@ -250,6 +261,123 @@ def python_of_cell(source: str) -> tuple[str, list[int]]:
     text = "\n".join(lines)
     try:
         ast.parse(text)
-    except (SyntaxError, ValueError):
-        return "\n".join("" for _ in lines), list(range(1, len(lines) + 1))
-    return text, replaced
+    except (SyntaxError, ValueError) as exc:
+        blank = "\n".join("" for _ in lines), list(range(1, len(lines) + 1))
+        return (*blank, _ipython_error(text, exc))
+    return text, replaced, None
+
+
+def _ipython_error(text: str, exc: SyntaxError | ValueError) -> SyntaxError | None:
+    """The error to report for a cell that does not parse, or None when IPython would run it."""
+    try:
+        # IPython runs top-level `await` (the program can't hold it, so the cell stays blank).
+        compile(text, "<cell>", "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        return None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
+    if not isinstance(exc, SyntaxError):
+        return SyntaxError(str(exc))
+    line = text.split("\n")[exc.lineno - 1] if exc.lineno and exc.lineno <= text.count("\n") + 1 else ""
+    if line.lstrip().startswith(("/", ";", ",")):
+        return None  # IPython's autocall escapes (`/f x`, `;f a b`): not ours to judge
+    return exc
+
+
+# ---- positions in the file as stored ----------------------------------------------------------------
+# Code-scanning services (SARIF, GitHub annotations) show a finding on a line of the .ipynb file itself,
+# so a cell position must become a line and column of the JSON text, which `json` does not report.
+
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+')
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """One JSON string of a cell's ``source`` as stored: where its opening quote is, and its text."""
+
+    row: int  # 1-based line of the file
+    column: int  # 0-based code-point column of the opening quote
+    raw: str  # the token, quotes and escapes included
+    text: str  # what it decodes to
+
+
+def _source_pieces(text: str) -> dict[int, list[_Piece]]:
+    """cell index -> the strings that make its ``source`` (one, or one per list element)."""
+    pieces: dict[int, list[_Piece]] = {}
+    # The container stack: [kind, key or index]; kind "{" or "[".
+    stack: list[list[Any]] = []
+    expecting_key = False
+    row, counted = 1, 0
+    for match in _JSON_TOKEN.finditer(text):
+        token, start = match.group(), match.start()
+        if token in "{[":
+            stack.append([token, None if token == "{" else 0])
+            expecting_key = token == "{"
+        elif token in "}]":
+            if stack:
+                stack.pop()
+            expecting_key = False
+        elif token == ":":
+            expecting_key = False
+        elif token == ",":
+            if stack and stack[-1][0] == "[":
+                stack[-1][1] += 1
+            expecting_key = bool(stack) and stack[-1][0] == "{"
+        elif expecting_key:
+            stack[-1][1] = token
+        elif token.startswith('"'):
+            keys = [entry[1] for entry in stack]
+            # ["cells", index, "source"] for a string source, one level deeper for a list.
+            if len(keys) in (3, 4) and keys[0] == '"cells"' and len(stack) >= 3 and keys[2] == '"source"':
+                if len(keys) == 3 or stack[3][0] == "[":
+                    row += text.count("\n", counted, start)
+                    counted = start
+                    line_start = text.rfind("\n", 0, start) + 1
+                    try:
+                        decoded = json.loads(token)
+                    except ValueError:
+                        continue
+                    pieces.setdefault(keys[1], []).append(_Piece(row, start - line_start, token, decoded))
+    return pieces
+
+
+def _raw_offset(raw: str, decoded_offset: int) -> int:
+    """The index in a JSON string token (after its quote) of its ``decoded_offset``-th character."""
+    i, seen = 1, 0
+    while i < len(raw) - 1 and seen < decoded_offset:
+        if raw[i] == "\\":
+            if raw[i + 1] == "u":
+                # A surrogate pair written as two escapes is one character.
+                high = 0xD800 <= int(raw[i + 2 : i + 6] or "0", 16) <= 0xDBFF
+                i += 12 if high and raw[i + 6 : i + 8] == "\\u" else 6
+            else:
+                i += 2
+        else:
+            i += 1
+        seen += 1
+    return i - 1
+
+
+class StoredPositions:
+    """Maps (cell index, 1-based line in the cell, 0-based column) to (1-based line, 0-based column)
+    of the notebook's JSON text as stored."""
+
+    def __init__(self, text: str) -> None:
+        self._pieces = _source_pieces(text)
+
+    def locate(self, cell_index: int, line: int, column: int) -> tuple[int, int] | None:
+        pieces = self._pieces.get(cell_index)
+        if not pieces:
+            return None
+        source = "".join(piece.text for piece in pieces)
+        offset = 0
+        for _ in range(line - 1):
+            found = source.find("\n", offset)
+            if found < 0:
+                return None
+            offset = found + 1
+        offset += column
+        for piece in pieces:
+            if offset <= len(piece.text) and (offset < len(piece.text) or piece is pieces[-1]):
+                return piece.row, piece.column + 1 + _raw_offset(piece.raw, offset)
+            offset -= len(piece.text)
+        return None

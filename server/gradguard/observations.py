@@ -31,12 +31,16 @@ class Context(Protocol):
 
     def text(self, node: ast.AST | None) -> str: ...
 
+    def name(self, node: ast.AST) -> str:
+        """The name an assignment binds ``node``'s value to, else its text (for messages)."""
+        ...
+
     def fix(self, code: str, fix_id: str, kind: str, **params: Any) -> FixRef: ...
 
     def add(
         self,
         code: str,
-        node: ast.AST,
+        node: ast.AST | None,
         fields: dict[str, Any],
         related: list[Related] | None = None,
         fixes: list[FixRef] | None = None,
@@ -50,6 +54,22 @@ class Context(Protocol):
     def once(self, key: object) -> bool:
         """True the first time ``key`` is asked in this analysis (one finding per cause)."""
         ...
+
+
+# -- the source itself --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Unparsable:
+    """The source (or one notebook cell) does not parse with the Python running gradguard, so
+    nothing in it was analysed. ``kind`` is the exception's name (``SyntaxError``,
+    ``IndentationError``...), ``reason`` the parser's words, ``cell`` True for one notebook cell
+    left out of an otherwise analysed notebook."""
+
+    span: Span
+    kind: str
+    reason: str
+    cell: bool = False
 
 
 # -- backward passes -----------------------------------------------------------------------------
@@ -173,7 +193,8 @@ class SavedTensorChanged:
 
 
 Observation = (
-    SavedTensorChanged
+    Unparsable
+    | SavedTensorChanged
     | NoGraphBackward
     | DiscardedGradients
     | NonScalarBackward

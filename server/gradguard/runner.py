@@ -5,18 +5,14 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import tempfile
 import tokenize
-import traceback
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import api, registry
 from .findings import Finding, Span
-from .notebook import Notebook, NotebookError, renumber_lines
+from .notebook import Notebook, NotebookError, StoredPositions, renumber_lines
 from .output import Diagnostic, EditRecord, FixRecord, Location, RelatedRecord
 from .settings import Settings
 
@@ -67,8 +63,26 @@ def read_text(path: Path, notebook: bool) -> tuple[str, str]:
 
 
 def _diagnostics(
-    findings: Sequence[Finding], source: str, job: Job, notebook: Notebook | None = None
+    findings: Sequence[Finding],
+    source: str,
+    job: Job,
+    notebook: Notebook | None = None,
+    stored: StoredPositions | None = None,
 ) -> list[Diagnostic]:
+    def in_file(span: Span) -> tuple[Location | None, Location | None]:
+        """A notebook span's place in the .ipynb file as stored (None, None elsewhere)."""
+        located = notebook.to_cell_span(span) if notebook is not None and stored is not None else None
+        if located is None or stored is None:
+            return None, None
+        cell, local = located
+        start = stored.locate(cell.index, local.line, local.col)
+        end = stored.locate(cell.index, local.end_line, local.end_col)
+        if start is None:
+            return None, None
+        if end is None or end < start:
+            end = start
+        return Location(start[0], start[1] + 1), Location(end[0], end[1] + 1)
+
     def place(span: Span) -> tuple[Location, Location, int | None]:
         """1-based positions, relative to the cell for notebooks, and the cell number."""
         if notebook is not None:
@@ -109,7 +123,12 @@ def _diagnostics(
         related = []
         for item in finding.related:
             r_start, r_end, r_cell = place(item.span)
-            related.append(RelatedRecord(text(item.message, cell), r_start, r_end, r_cell, item.role))
+            related.append(
+                RelatedRecord(
+                    text(item.message, cell), r_start, r_end, r_cell, item.role, *in_file(item.span)
+                )
+            )
+        file_start, file_end = in_file(finding.span)
         result.append(
             Diagnostic(
                 code=finding.code,
@@ -126,6 +145,8 @@ def _diagnostics(
                 related=tuple(related),
                 chain=text(finding.chain, cell),
                 fixable=fixable,
+                file_location=file_start,
+                file_end_location=file_end,
             )
         )
     return result
@@ -163,7 +184,11 @@ def _check_notebook(text: str, job: Job, outcome: Outcome) -> None:
     except NotebookError as exc:
         outcome.error = f"{job.display}: {exc}"
         return
-    outcome.diagnostics = _diagnostics(checked.findings, checked.notebook.program, job, checked.notebook)
+    # Where each finding sits in the JSON as stored (for SARIF and GitHub annotations).
+    stored = StoredPositions(text)
+    outcome.diagnostics = _diagnostics(
+        checked.findings, checked.notebook.program, job, checked.notebook, stored
+    )
 
 
 def run_job(job: Job) -> Outcome:
@@ -188,6 +213,8 @@ def run_job(job: Job) -> Outcome:
     except RecursionError:
         outcome.error = f"{job.display}: too deeply nested to analyse; file skipped"
     except Exception as exc:  # one file's internal error must not end the whole scan
+        import traceback
+
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         where = f"{Path(frame.filename).name}:{frame.lineno}"
         outcome.error = (
@@ -202,6 +229,10 @@ def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[Outcome]:
     """Outcomes in job order; large batches go to a process pool over all cores."""
     workers = workers or os.cpu_count() or 1
     if len(jobs) > PARALLEL_THRESHOLD and workers > 1:
+        # Imported here: multiprocessing costs a small check a sixth of its start-up time.
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
                 chunksize = max(1, len(jobs) // (workers * 4))
@@ -213,6 +244,8 @@ def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[Outcome]:
 
 def write_atomic(path: Path, text: str, encoding: str) -> None:
     """Replace ``path`` with ``text``: temp file in the same directory, fsync, rename."""
+    import tempfile  # only --fix writes files
+
     mode = path.stat().st_mode & 0o7777
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".gradguard-tmp", dir=path.parent)
     try:

@@ -4,18 +4,23 @@ diagnostic, and garbage on the wire."""
 
 from __future__ import annotations
 
+import json
 import os
+import select
 import signal
 import subprocess
 import sys
 import textwrap
+import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
 from lsp_helpers import CONFIG, RecordingClient, apply_text_edits, open_doc, replace_all, start
 from lsprotocol import types
-from wire import Wire, frame, gone, wait_gone
+from wire import SERVER, Wire, frame, gone, wait_gone
 
 from gradguard.rules import examples
 
@@ -381,3 +386,292 @@ def test_closed_and_reopened_at_version_1_gets_the_new_text_s_diagnostics(wire: 
         push = wire.wait_for_push(uri, 1, start=mark)
         assert push["params"]["diagnostics"] == []
         wire.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+
+
+# ---- (f) standard input or output that cannot carry LSP (issue 12) ---------------------------------------
+# `gradguard serve < /dev/null` used to wait for ever: asyncio registers standard input with epoll
+# in a callback whose failure (EPERM: /dev/null cannot be polled) it only logs, so the read never
+# returned. Each case below must end within seconds with one message, a non-zero code, and little
+# CPU time: start-up (the imports) costs about 0.7 s, a busy loop until the deadline would cost 5 s.
+
+QUICK_EXIT = 5.0  # seconds
+CPU_BOUND = 3.0  # seconds of CPU, start-up included
+CANNOT_READ = (
+    "gradguard: error: the language server reads LSP messages on standard input, which cannot be read here"
+)
+HELD_NONE = "gradguard: error: the language server reads LSP messages on standard input, which held none"
+HINT = "; start it from an editor, or use --tcp PORT"
+# Linux's epoll refuses devices such as /dev/null (EPERM), the case of issue 12; kqueue and poll
+# may accept them, and /dev/null then reads as empty input (see the tests of files below).
+EPOLL = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="epoll")
+
+
+@dataclass
+class Ended:
+    """How a server process ended: exit code, output, wall-clock and CPU time (its rusage)."""
+
+    code: int
+    out: bytes
+    err: str
+    seconds: float
+    cpu: float
+
+    def single_line(self) -> str:
+        lines = self.err.splitlines()
+        assert len(lines) == 1, self.err
+        return lines[0]
+
+
+def _serve_until_exit(tmp_path: Path, stdin: Any = subprocess.DEVNULL, redirect: str = "") -> Ended:
+    """Runs `python -m gradguard serve` (with a shell ``redirect`` such as ``0<&-`` if given) and
+    waits for its exit; a server still running after QUICK_EXIT is killed and the test fails."""
+    out_path, err_path = tmp_path / "stdout", tmp_path / "stderr"
+    command = (
+        [*SERVER]
+        if not redirect
+        else ["sh", "-c", f'exec "$0" -m gradguard serve {redirect}', sys.executable]
+    )
+    with out_path.open("wb") as out, err_path.open("wb") as err:
+        started = time.monotonic()
+        process = subprocess.Popen(command, stdin=stdin, stdout=out, stderr=err)
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() - started > QUICK_EXIT:
+                process.kill()
+                _, status, usage = os.wait4(process.pid, 0)
+                process.returncode = -9
+                pytest.fail(f"the server still ran after {QUICK_EXIT} s: {err_path.read_text()!r}")
+            time.sleep(0.02)
+    seconds = time.monotonic() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return Ended(
+        process.returncode,
+        out_path.read_bytes(),
+        err_path.read_text(errors="replace"),
+        seconds,
+        usage.ru_utime + usage.ru_stime,
+    )
+
+
+def _quick_and_idle(ended: Ended) -> None:
+    assert ended.seconds < QUICK_EXIT
+    assert ended.cpu < CPU_BOUND, f"{ended.cpu:.2f} s of CPU: a busy loop?"
+    assert "Traceback" not in ended.err
+
+
+def _session(*messages: dict[str, Any]) -> bytes:
+    return b"".join(frame(json.dumps({"jsonrpc": "2.0", **m}).encode()) for m in messages)
+
+
+INITIALIZE = {"id": 1, "method": "initialize", "params": {"processId": None, "capabilities": {}}}
+
+
+def _answers(out: bytes) -> dict[Any, dict[str, Any]]:
+    """The responses in the server's output, by request id."""
+    answers: dict[Any, dict[str, Any]] = {}
+    while out:
+        header, rest = out.split(b"\r\n\r\n", 1)
+        length = int(
+            next(h for h in header.split(b"\r\n") if h.lower().startswith(b"content-length")).split(b":")[1]
+        )
+        message, out = json.loads(rest[:length]), rest[length:]
+        if "id" in message and "method" not in message:
+            answers[message["id"]] = message
+    return answers
+
+
+@pytest.mark.skipif(os.name != "posix", reason="shell redirections and epoll")
+@pytest.mark.parametrize(
+    "stdin, redirect, reason",
+    [
+        pytest.param(
+            subprocess.DEVNULL, "", "it is /dev/null, which cannot be polled", id="dev-null", marks=EPOLL
+        ),
+        pytest.param(None, "0<&-", "it is closed", id="closed"),
+        pytest.param(None, "0>{tmp}/written", "it is open for writing only", id="write-only"),
+        pytest.param("/dev/zero", "", "it is /dev/zero, which cannot be polled", id="dev-zero", marks=EPOLL),
+    ],
+)
+def test_input_that_cannot_be_read_ends_the_server_with_one_message(
+    tmp_path: Path, stdin: Any, redirect: str, reason: str
+) -> None:
+    if isinstance(stdin, str):
+        stdin = open(stdin, "rb")
+    try:
+        ended = _serve_until_exit(tmp_path, stdin, redirect.format(tmp=tmp_path))
+    finally:
+        if hasattr(stdin, "close"):
+            stdin.close()
+    _quick_and_idle(ended)
+    assert ended.code == 2
+    assert ended.single_line().startswith(f"{CANNOT_READ} ({reason}"), ended.err
+    assert ended.single_line().endswith(HINT)
+    assert ended.out == b""
+
+
+GARBAGE = b"import torch\nprint('not LSP')\n\x00\xff\r\nContent-Length: 9\r\n{not json and no line end"
+
+
+@pytest.mark.parametrize(
+    "content, reason",
+    [(b"", "it was empty"), (GARBAGE, f"it ended after {len(GARBAGE)} bytes")],
+    ids=["empty", "garbage"],
+)
+def test_a_file_without_lsp_messages_ends_the_server_with_one_message(
+    tmp_path: Path, content: bytes, reason: str
+) -> None:
+    """A regular file is read (blocking reads of a file return at once, so no thread waits for
+    ever), but one that holds no LSP message means the server was started by mistake."""
+    path = tmp_path / "input"
+    path.write_bytes(content)
+    with path.open("rb") as stdin:
+        ended = _serve_until_exit(tmp_path, stdin)
+    _quick_and_idle(ended)
+    assert ended.code == 2
+    assert ended.single_line() == f"{HELD_NONE} ({reason}){HINT}"
+    assert ended.out == b""
+
+
+@pytest.mark.parametrize(
+    "shutdown, code",
+    [(True, 0), (False, 1)],  # LSP: `exit` ends with 0 after `shutdown`, 1 without
+    ids=["shutdown-exit", "exit-only"],
+)
+def test_a_recorded_session_in_a_file_is_replayed(tmp_path: Path, shutdown: bool, code: int) -> None:
+    """A file holding an LSP exchange (a recorded session) is served like a pipe: each request is
+    answered on standard output, and `exit` ends the server with LSP's exit code."""
+    messages = [
+        INITIALIZE,
+        {"method": "initialized", "params": {}},
+        {"id": 2, "method": "textDocument/hover", "params": HOVER},
+    ]
+    if shutdown:
+        messages.append({"id": 3, "method": "shutdown"})
+    messages.append({"method": "exit"})
+    path = tmp_path / "session.lsp"
+    path.write_bytes(_session(*messages))
+    with path.open("rb") as stdin:
+        ended = _serve_until_exit(tmp_path, stdin)
+    _quick_and_idle(ended)
+    assert ended.code == code
+    assert ended.err == ""
+    answers = _answers(ended.out)
+    assert answers[1]["result"]["serverInfo"]["name"] == "gradguard"
+    assert answers[2] == {"jsonrpc": "2.0", "id": 2, "result": None}
+    if shutdown:
+        assert answers[3]["result"] is None
+
+
+def test_shutdown_while_an_analysis_runs_answers_and_exits_cleanly(tmp_path: Path) -> None:
+    """A whole session piped at once: `shutdown` arrives while the didOpen's handler (a thread
+    future) is pending. Cancelling it used to remove it from the dict pygls was iterating over
+    ("dictionary changed size during iteration"): an error for `shutdown` and exit code 1."""
+    source = "import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\ny.backward()\n"
+    opened = {"textDocument": {"uri": (tmp_path / "a.py").as_uri(), "languageId": "python", "version": 1}}
+    opened["textDocument"]["text"] = source
+    session = _session(
+        {**INITIALIZE, "params": {"processId": None, "capabilities": {"workspace": {"configuration": True}}}},
+        {"method": "initialized", "params": {}},
+        {"method": "textDocument/didOpen", "params": opened},
+        {"id": 2, "method": "shutdown"},
+        {"method": "exit"},
+    )
+    for _ in range(3):  # it failed every time before the fix; a few runs vary the timing
+        process = subprocess.run([*SERVER], input=session, capture_output=True, timeout=QUICK_EXIT * 4)
+        assert (process.returncode, process.stderr) == (0, b"")
+        assert _answers(process.stdout)[2] == {"jsonrpc": "2.0", "id": 2, "result": None}
+
+
+def test_a_recorded_session_without_exit_ends_at_the_end_of_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "session.lsp"
+    path.write_bytes(_session(INITIALIZE))
+    with path.open("rb") as stdin:
+        ended = _serve_until_exit(tmp_path, stdin)
+    _quick_and_idle(ended)
+    assert ended.code == 0 and ended.err == ""
+    assert 1 in _answers(ended.out)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="shell redirections")
+def test_closed_standard_output_ends_the_server_with_one_message(tmp_path: Path) -> None:
+    path = tmp_path / "session.lsp"
+    path.write_bytes(_session(INITIALIZE))
+    with path.open("rb") as stdin:
+        ended = _serve_until_exit(tmp_path, stdin, "1>&-")
+    _quick_and_idle(ended)
+    assert ended.code == 2
+    assert ended.single_line() == (
+        "gradguard: error: the language server writes LSP messages on standard output, which cannot be "
+        f"written here (it is closed){HINT}"
+    )
+
+
+def test_a_client_that_stops_reading_ends_the_server(tmp_path: Path) -> None:
+    """The client closes its end of our output but not of our input: the first answer that cannot
+    be written ends the session (pygls logged a traceback per answer and carried on)."""
+    err_path = tmp_path / "stderr"
+    with err_path.open("wb") as err:
+        process = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
+    try:
+        assert process.stdin is not None and process.stdout is not None
+        process.stdout.close()
+        process.stdin.write(_session(INITIALIZE))
+        process.stdin.flush()
+        assert process.wait(timeout=QUICK_EXIT) == 1  # stdin is still open: the write failure ended it
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        assert process.stdin is not None
+        process.stdin.close()
+    assert err_path.read_text().splitlines() == [
+        "gradguard: error: the connection to the client is lost: writing standard output failed "
+        "(Broken pipe); exiting"
+    ]
+
+
+def _cpu_ticks(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # utime, stime
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a pseudo-terminal and /proc")
+def test_a_terminal_as_input_waits_idle_and_leaves_the_terminal_as_it_was() -> None:
+    """No editor gives a terminal, but a person may try: the server says what it waits for, waits
+    without using the CPU, leaves the terminal blocking (asyncio makes the descriptor it reads
+    non-blocking, and a terminal's is shared with the shell), and Ctrl-D ends it."""
+    import pty
+
+    main, terminal = pty.openpty()
+    process = subprocess.Popen(SERVER, stdin=terminal, stdout=terminal, stderr=terminal)
+    try:
+        said = b""
+        deadline = time.monotonic() + QUICK_EXIT
+        while b"\n" not in said and time.monotonic() < deadline:
+            if select.select([main], [], [], 0.1)[0]:
+                said += os.read(main, 4096)
+        assert said.startswith(b"gradguard: the language server reads LSP messages on standard input")
+        ticks = _cpu_ticks(process.pid)
+        time.sleep(1.0)
+        assert _cpu_ticks(process.pid) - ticks <= 0.2 * os.sysconf("SC_CLK_TCK")  # idle, not spinning
+        assert process.poll() is None
+        assert os.get_blocking(terminal)
+        os.write(main, b"\x04")  # Ctrl-D: end of input, without a message
+        assert process.wait(timeout=QUICK_EXIT) == 2
+        said = b""
+        while select.select([main], [], [], 0.2)[0]:
+            try:
+                said += os.read(main, 4096)
+            except OSError:  # EIO: no process holds the terminal any more
+                break
+        assert f"{HELD_NONE} (it was empty){HINT}".encode() in said
+        assert os.get_blocking(terminal)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(main)
+        os.close(terminal)

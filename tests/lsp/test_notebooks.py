@@ -146,6 +146,23 @@ async def test_magics_alone_give_no_findings_and_close_clears(client: RecordingC
     assert list((await client.wait_for_push(c1, start=mark)).diagnostics) == []
 
 
+async def test_a_cell_that_does_not_parse_gets_gg000_and_the_others_are_still_checked(
+    client: RecordingClient,
+) -> None:
+    broken = "print 'epoch', 1\nawait_me = 2"
+    nb, c1, c2, c3 = _open(
+        client,
+        "broken.ipynb",
+        [("python", CODE, CELL1), ("python", CODE, broken), ("python", CODE, CELL3)],
+    )
+    [finding] = await client.wait_for_version(c1, 1)
+    assert finding.code == "GG103"  # the graph reuse across cells 1 and 3 is still found
+    [error] = await client.wait_for_version(c2, 1)
+    assert error.code == "GG000" and error.severity == types.DiagnosticSeverity.Error
+    assert "cannot parse this cell" in error.message and "Missing parentheses" in error.message
+    assert error.range.start == types.Position(0, 0)
+
+
 async def test_fix_all_in_a_notebook_edits_each_cell(client: RecordingClient) -> None:
     loop = CELL3.split("\n", 2)[2]  # without the magics
     nb, c1, c2 = _open(client, "fixall.ipynb", [("python", CODE, CELL1), ("python", CODE, loop)])

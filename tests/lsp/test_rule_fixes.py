@@ -30,7 +30,8 @@ async def client(lsp_client: RecordingClient, tmp_path_factory: pytest.TempPathF
 
 async def test_each_preferred_fix_runs_clean_under_torch(client: RecordingClient) -> None:
     root = Path(client.root)  # type: ignore[attr-defined]
-    cases = [(code, i, ex) for code in RULES for i, ex in enumerate(examples(code)[1])]
+    # GG000 (code that does not parse) offers no fix: gradguard cannot know what was meant.
+    cases = [(code, i, ex) for code in RULES if code != "GG000" for i, ex in enumerate(examples(code)[1])]
     fixed_sources: dict[str, str] = {}
     for code, index, example in cases:
         name = f"{code}_{index}"

@@ -125,8 +125,14 @@ def test_fix_keeps_line_endings(in_tmp: Path, capsys, ending: str) -> None:
 )
 def test_empty_and_degenerate_files_pass(in_tmp: Path, capsys, content: bytes) -> None:
     (in_tmp / "t.py").write_bytes(content)
-    assert run(capsys, "t.py") == (0, "All checks passed!\n", "")
-    assert run(capsys, "--fix", "t.py")[0] == 0
+    if b"torch\x00" in content:
+        # Not Python (a null byte): the one honest answer is GG000, never "All checks passed!".
+        code, out, err = run(capsys, "t.py")
+        assert (code, err) == (1, "") and out.startswith("t.py:1:13: GG000 ") and "passed" not in out
+        assert run(capsys, "--fix", "t.py")[0] == 1
+    else:
+        assert run(capsys, "t.py") == (0, "All checks passed!\n", "")
+        assert run(capsys, "--fix", "t.py")[0] == 0
     assert (in_tmp / "t.py").read_bytes() == content
 
 
@@ -180,13 +186,26 @@ ODD_NOTEBOOKS = {
 }
 
 
+# The cell (1-based, all cells counted) that does not parse: `def (:`, a null byte, and the
+# list [1, None] read as "1None".
+UNPARSABLE_CELLS = {"syntax_error_cell": 1, "null_byte_cell": 1, "odd_cells": 5}
+
+
 @pytest.mark.parametrize("name", list(ODD_NOTEBOOKS))
 def test_odd_notebooks_pass(in_tmp: Path, capsys, name: str) -> None:
     path = in_tmp / f"{name}.ipynb"
     path.write_text(ODD_NOTEBOOKS[name])
-    assert run(capsys, path.name) == (0, "All checks passed!\n", "")
-    for mode in ("--fix", "--diff"):
-        assert run(capsys, mode, path.name)[0] == 0
+    if name in UNPARSABLE_CELLS:
+        # A code cell that is neither Python nor IPython: GG000 on it, and nothing else.
+        code, out, err = run(capsys, path.name)
+        assert (code, err) == (1, "")
+        assert [line.split()[2] for line in out.splitlines()[:-1]] == ["GG000"], out
+        assert f"{path.name}:cell {UNPARSABLE_CELLS[name]}:" in out
+        assert run(capsys, "--diff", path.name)[0] == 0  # nothing to fix
+    else:
+        assert run(capsys, path.name) == (0, "All checks passed!\n", "")
+        for mode in ("--fix", "--diff"):
+            assert run(capsys, mode, path.name)[0] == 0
     assert path.read_text() == ODD_NOTEBOOKS[name]
 
 

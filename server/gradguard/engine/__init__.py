@@ -7,7 +7,8 @@ import gc
 import logging
 import sys
 
-from ..findings import Finding
+from ..findings import Finding, Span
+from ..observations import Unparsable
 from .interp import Interpreter
 from .report import BackwardInfo, Reporter
 
@@ -90,12 +91,47 @@ def inspect(source: str, filename: str = "<string>") -> Analysis:
     try:
         try:
             tree = ast.parse(source, filename=filename)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return Analysis([])
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            return Analysis(unparsable(source, exc))
         return analyze_tree(tree, source)
     finally:
         if gc_was_enabled:
             gc.enable()
+
+
+def syntax_span(source: str, exc: BaseException) -> Span:
+    """Where the parser stopped, as a span of at least one character where the line has one."""
+    lines = source.splitlines() or [""]
+    line = getattr(exc, "lineno", None)
+    if not isinstance(line, int) or line < 1:
+        # No position (null bytes, a parser out of stack): the first null byte, else the start.
+        before = source.split("\x00", 1)[0] if "\x00" in source else ""
+        line, offset = before.count("\n") + 1, len(before.rsplit("\n", 1)[-1]) + 1
+    else:
+        offset = getattr(exc, "offset", None) or 1
+    line = min(line, len(lines))
+    text = lines[line - 1]
+    col = max(0, min(offset - 1, len(text)))
+    end_line, end_offset = getattr(exc, "end_lineno", None), getattr(exc, "end_offset", None)
+    if isinstance(end_line, int) and isinstance(end_offset, int) and (end_line, end_offset - 1) > (line, col):
+        end_line = min(end_line, len(lines))
+        end_col = max(0, min(end_offset - 1, len(lines[end_line - 1])))
+        if (end_line, end_col) > (line, col):
+            return Span(line, col, end_line, end_col)
+    return Span(line, col, line, min(col + 1, len(text)))
+
+
+def unparsable(source: str, exc: BaseException, cell: bool = False) -> list[Finding]:
+    """The finding (GG000) for a source or notebook cell that does not parse."""
+    if isinstance(exc, SyntaxError):
+        kind, reason = type(exc).__name__, str(exc.msg)
+    elif isinstance(exc, RecursionError | MemoryError):
+        kind, reason = "RecursionError", "too deeply nested for the parser"
+    else:  # ValueError: null bytes in older Pythons
+        kind, reason = "SyntaxError", str(exc)
+    reporter = Reporter(source)
+    reporter.publish(Unparsable(syntax_span(source, exc), kind, reason, cell))
+    return reporter.results()
 
 
 def analyze_tree(tree: ast.Module, source: str) -> Analysis:

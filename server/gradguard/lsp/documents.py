@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import warnings
 from collections.abc import Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import unquote
 
@@ -18,7 +18,7 @@ from lsprotocol import types
 from pygls import uris
 from pygls.workspace import TextDocument, Workspace
 
-from ..api import inspect_source
+from ..api import cell_syntax_errors, inspect_source
 from ..engine.report import BackwardInfo
 from ..findings import Finding
 from ..settings import Settings
@@ -65,6 +65,9 @@ class Result:
     findings: list[Finding] = field(default_factory=list)
     backwards: list[BackwardInfo] = field(default_factory=list)
     parsed: bool = True
+    # When this text does not parse: the last result that did, whose findings stay shown beside
+    # the syntax error (so they do not flicker away mid-typing).
+    good: Result | None = None
     # Diagnostics by document URI (cell URIs for notebooks), computed once per analysis.
     diagnostics: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
 
@@ -167,8 +170,12 @@ def _parses(source: str) -> bool:
     return True
 
 
+KEPT_NOTE = "; the other findings shown are from the last version of the file that parsed"
+
+
 def analyse(snap: Snapshot, settings: Settings, editor: EditorSettings, had_findings: bool) -> Result:
-    """Run the analysis (in a worker thread). Never raises."""
+    """Run the analysis (in a worker thread). Never raises. ``had_findings``: the last version that
+    parsed had findings, which stay shown if this one does not parse (its GG000 says so)."""
     result = Result(snap, settings, editor)
     if not editor.enable or len(snap.source) > MAX_SOURCE_CHARS or not snap.source.strip():
         return result
@@ -181,9 +188,24 @@ def analyse(snap: Snapshot, settings: Settings, editor: EditorSettings, had_find
     if snap.notebook is not None:
         # A finding on a rewritten IPython line would point at code the user never wrote.
         findings = [f for f in findings if not snap.notebook.replaced(f.span.line)]
-    result.findings, result.backwards = findings, analysis.backwards
-    # Only an empty result after a non-empty one can be a syntax error mid-typing; checking then
-    # alone keeps the extra parse off the common path.
-    if not findings and had_findings:
+        findings += cell_syntax_errors(snap.notebook.notebook, snap.filename, settings)
+    if snap.notebook is None and any(f.code == "GG000" for f in findings):
+        result.parsed = False
+    elif not findings and had_findings:
+        # GG000 may be ignored by the settings: then only an empty result after a non-empty one
+        # can be a syntax error, and checking then alone keeps the extra parse off the common path.
         result.parsed = _parses(snap.source)
+    if not result.parsed and had_findings:
+        findings = [replace(f, message=f.message + KEPT_NOTE) if f.code == "GG000" else f for f in findings]
+    result.findings, result.backwards = findings, analysis.backwards
     return result
+
+
+def keep_good(good: Result, failed: Result) -> Result:
+    """What to show for a text that does not parse: the last good findings, and the syntax error."""
+    diagnostics = {uri: list(items) for uri, items in good.diagnostics.items()}
+    for uri, items in failed.diagnostics.items():
+        diagnostics.setdefault(uri, []).extend(items)
+    return replace(
+        good, findings=good.findings + failed.findings, parsed=False, good=good, diagnostics=diagnostics
+    )

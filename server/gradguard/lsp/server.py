@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import errno
 import gc
 import logging
 import os
+import stat
 import sys
 import threading
 import time
@@ -95,6 +97,116 @@ class _LoopReader:
             return exc.partial
 
 
+# Exit codes of `gradguard serve` on stdio besides LSP's own (0, or 1 for `exit` without
+# `shutdown`): 2 when it was started where it cannot talk LSP (as the CLI's usage errors), 1 when the
+# connection broke mid-session.
+EXIT_LOST, EXIT_NO_LSP = 1, 2
+_HINT = "start it from an editor, or use --tcp PORT"
+_CANNOT_READ = (
+    "the language server reads LSP messages on standard input, which cannot be read here ({}); " + _HINT
+)
+_CANNOT_WRITE = (
+    "the language server writes LSP messages on standard output, which cannot be written here ({}); " + _HINT
+)
+_HELD_NONE = "the language server reads LSP messages on standard input, which held none ({}); " + _HINT
+_LOST = "the connection to the client is lost: {} failed ({}); exiting"
+
+
+def _descriptor(stream: Any) -> int | None:
+    """The descriptor behind a stream, or None for one without (a buffer handed in by a test)."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+    return fd if isinstance(fd, int) else None
+
+
+def _named(fd: int) -> str:
+    """What a descriptor is open on, for messages: its path where /proc tells (``/dev/null``)."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return "a device"
+
+
+def _open_problem(stream: Any, writing: bool) -> str | None:
+    """Why standard input (or output, ``writing``) cannot carry LSP messages, known before serving:
+    otherwise a closed descriptor ends in a traceback and a write-only input in a read error."""
+    if stream is None:  # Python found the descriptor closed at start-up (`0<&-`, `1>&-`)
+        return "it is closed"
+    fd = _descriptor(stream)
+    if fd is None:
+        return None
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError as exc:
+        return "it is closed" if exc.errno == errno.EBADF else str(exc.strerror)
+    if stat.S_ISDIR(mode):
+        return "it is a directory"
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)):
+        return f"it is {_named(fd)}, neither a pipe, a socket, a terminal nor a file"
+    if os.name == "posix":
+        import fcntl
+
+        access = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE
+        if access == (os.O_RDONLY if writing else os.O_WRONLY):
+            return "it is open for reading only" if writing else "it is open for writing only"
+    return None
+
+
+class _CheckedInput:
+    """The reader the message loop reads through. A read error ends the input instead of escaping
+    from the loop as a traceback, and what arrived is counted: input that ends without one framed
+    message was not an LSP client (garbage, an empty file, Ctrl-D in a terminal)."""
+
+    def __init__(self, reader: Any) -> None:
+        self.reader = reader
+        self.received = 0  # bytes
+        self.messages = 0  # framed bodies, valid JSON or not
+        self.error: OSError | None = None
+
+    async def readline(self) -> bytes:
+        try:
+            line: bytes = await self.reader.readline()
+        except OSError as exc:
+            self.error = exc
+            return b""
+        self.received += len(line)
+        return line
+
+    async def readexactly(self, n: int) -> bytes:
+        try:
+            body: bytes = await self.reader.readexactly(n)
+        except OSError as exc:
+            self.error = exc
+            return b""
+        self.received += len(body)
+        self.messages += bool(body)
+        return body
+
+
+class _ClientWriter(StdoutWriter):
+    """Standard output. Once the client has stopped reading (EPIPE), every answer fails the same way
+    and pygls logs each with a traceback while the server carries on: the first failure ends the
+    session instead (``lost``), and later answers are dropped."""
+
+    def __init__(self, stdout: Any, lost: Callable[[], None]) -> None:
+        super().__init__(stdout)
+        self.lost = lost
+        self.error: OSError | None = None
+
+    def write(self, data: bytes) -> None:
+        if self.error is not None:
+            return
+        try:
+            super().write(data)
+        except BlockingIOError:  # a full pipe: not the end (pygls logs it, as before)
+            raise
+        except OSError as exc:
+            self.error = exc
+            self.lost()
+
+
 class _BadRequest:
     """A request whose params could not be read: it still gets an answer (an error response)."""
 
@@ -102,6 +214,13 @@ class _BadRequest:
         self.id = msg_id
         self.method = method
         self.error = error
+
+
+class _SnapshotDict(dict[Any, Any]):
+    """A dict whose ``items()`` is a copy, so entries can be removed while a loop goes over it."""
+
+    def items(self) -> Any:
+        return list(super().items())
 
 
 class GradguardProtocol(LanguageServerProtocol):
@@ -115,9 +234,17 @@ class GradguardProtocol(LanguageServerProtocol):
     * A notification's handler future is forgotten once it is done: pygls 2.1 files it under a
       fresh UUID in ``_request_futures`` and never removes it (1.5 kB per ``didChange``: 13 MiB
       after 6,000 edits, never given back).
+    * ``shutdown`` cancels the pending futures while iterating over ``_request_futures``; a thread
+      future runs its done callbacks inside ``cancel()``, and those (ours and pygls' own) remove
+      entries from that dict ("dictionary changed size during iteration"). Iterating over a
+      snapshot makes the removal safe.
     """
 
     _notifying = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._request_futures = _SnapshotDict(self._request_futures)
 
     def _handle_notification(self, method_name: str, params: Any) -> None:
         self._notifying = True
@@ -210,6 +337,9 @@ class GradguardServer(LanguageServer):
         self.collected = 0.0  # time.monotonic() of the last full collection
         self.reclaim: asyncio.TimerHandle | None = None
         self.stdio = False  # serving on standard input and output (not TCP)
+        self.exit_code = 0  # of a stdio session; see main()
+        self.stdio_error: str | None = None  # why stdio could not carry (or stopped carrying) LSP
+        self._end_input: Callable[[], None] | None = None  # makes the input end now (any thread)
         self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gradguard")
 
     def shutdown(self) -> None:
@@ -219,41 +349,114 @@ class GradguardServer(LanguageServer):
         super().shutdown()
 
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
-        """Serve on standard input and output, reading the input on the event loop (pipes on POSIX;
-        anything else, a file or a Windows pipe, through pygls' reader thread)."""
+        """Serve on standard input and output, reading the input on the event loop (pipes, sockets
+        and terminals on POSIX; a regular file, read as a recorded session, and Windows pipes
+        through pygls' reader thread). Sets ``exit_code``, and ``stdio_error`` when stdio cannot
+        carry LSP: main() reports it."""
         self.stdio = True
+        if stdin is None:
+            stdin = sys.stdin.buffer if sys.stdin is not None else None
+        if stdout is None:
+            stdout = sys.stdout.buffer if sys.stdout is not None else None
+        problem = _open_problem(stdin, writing=False)
+        if problem is not None:
+            self._stdio_failed(_CANNOT_READ.format(problem), EXIT_NO_LSP)
+            return
+        problem = _open_problem(stdout, writing=True)
+        if problem is not None:
+            self._stdio_failed(_CANNOT_WRITE.format(problem), EXIT_NO_LSP)
+            return
+        if getattr(stdin, "isatty", lambda: False)() and sys.stderr is not None:
+            # A person, not an editor: say what the server waits for (it waits, idle, all the same).
+            print(
+                f"gradguard: the language server reads LSP messages on standard input; {_HINT}",
+                file=sys.stderr,
+            )
         self._stop_event = threading.Event()
-        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        writer = _ClientWriter(stdout, self._output_lost)
+        self.protocol.set_writer(writer)
         try:
-            asyncio.run(self._serve_io(stdin or sys.stdin.buffer))
+            asyncio.run(self._serve_io(stdin))
         except BrokenPipeError:
             logger.error("gradguard: the connection to the client is lost; exiting")
-        except (KeyboardInterrupt, SystemExit):
+        except SystemExit as exc:  # pygls' `exit` handler: 0 after `shutdown`, else 1 (LSP)
+            self.exit_code = exc.code if isinstance(exc.code, int) else 0
+        except KeyboardInterrupt:
             pass
         finally:
             self.shutdown()
+        if writer.error is not None and self.stdio_error is None:
+            reason = writer.error.strerror or str(writer.error)
+            self._stdio_failed(_LOST.format("writing standard output", reason), EXIT_LOST)
+
+    def _stdio_failed(self, message: str, code: int) -> None:
+        self.stdio_error, self.exit_code = message, code
+
+    def _output_lost(self) -> None:
+        """Ends the session: the message loop stops after the message at hand, and a read waiting on
+        the event loop returns at once (end of input)."""
+        assert self._stop_event is not None
+        self._stop_event.set()
+        if self._end_input is not None:
+            self._end_input()
 
     async def _serve_io(self, stdin: Any) -> None:
         reader: Any = None
-        if os.name == "posix":
-            stream = asyncio.StreamReader(limit=1 << 20)
+        fd = _descriptor(stdin)
+        if os.name == "posix" and fd is not None and not stat.S_ISREG(os.fstat(fd).st_mode):
+            loop = asyncio.get_running_loop()
+            # connect_read_pipe registers the descriptor with epoll in a later callback, whose
+            # failure (EPERM for /dev/null and other devices that cannot be polled) is only logged:
+            # the stream then waits for ever for data that cannot come. Registering it here raises.
             try:
-                await asyncio.get_running_loop().connect_read_pipe(
+                loop.add_reader(fd, lambda: None)
+            except OSError:
+                reason = f"it is {_named(fd)}, which cannot be polled"
+                self._stdio_failed(_CANNOT_READ.format(reason), EXIT_NO_LSP)
+                return
+            except NotImplementedError:  # a loop without add_reader: pygls' reader thread
+                pass
+            else:
+                loop.remove_reader(fd)
+                if os.isatty(fd):
+                    # connect_read_pipe makes the descriptor non-blocking, and a terminal's is
+                    # shared with the shell (and with our stdout): read a private one instead.
+                    try:
+                        stdin = open(os.ttyname(fd), "rb", buffering=0)  # the transport closes it
+                    except OSError:
+                        pass
+                stream = asyncio.StreamReader(limit=1 << 20)
+                transport, _ = await loop.connect_read_pipe(
                     lambda: asyncio.StreamReaderProtocol(stream), stdin
                 )
+
+                def end_input() -> None:  # closing the transport feeds end of input to the stream
+                    if not loop.is_closed():
+                        loop.call_soon_threadsafe(transport.close)
+
+                self._end_input = end_input
                 reader = _LoopReader(stream)
-            except (ValueError, OSError, NotImplementedError):
-                reader = None
         if reader is None:
+            # Reads of a regular file return at once (at its end, empty), so the thread never blocks.
             reader = StdinAsyncReader(stdin, self.thread_pool)
+        checked = _CheckedInput(reader)
         assert self._stop_event is not None
         await run_async(
             stop_event=self._stop_event,
-            reader=reader,
+            reader=checked,
             protocol=self.protocol,
             logger=logger,
             error_handler=self.report_server_error,
         )
+        if checked.error is not None:
+            reason = checked.error.strerror or str(checked.error)
+            if checked.messages:
+                self._stdio_failed(_LOST.format("reading standard input", reason), EXIT_LOST)
+            else:
+                self._stdio_failed(_CANNOT_READ.format(f"reading it failed: {reason}"), EXIT_NO_LSP)
+        elif not checked.messages and not self._stop_event.is_set():
+            reason = f"it ended after {checked.received} bytes" if checked.received else "it was empty"
+            self._stdio_failed(_HELD_NONE.format(reason), EXIT_NO_LSP)
 
     # ---- client capabilities ---------------------------------------------------------------------
     def _capability(self, path: str) -> Any:
@@ -386,8 +589,9 @@ class GradguardServer(LanguageServer):
         if self.analysed.get(key) == (stamp, generation):
             return
         previous = self.results.get(key)
+        good = previous.good if previous is not None and previous.good is not None else previous
         settings, editor = self.settings_for(snap), self.editor
-        had_findings = previous is not None and bool(previous.findings)
+        had_findings = good is not None and good.parsed and bool(good.findings)
         started = time.perf_counter()
         result = await self.run(self._analyse_and_convert, snap, settings, editor, had_findings)
         logger.debug(
@@ -395,11 +599,11 @@ class GradguardServer(LanguageServer):
         )
         if self.current_version(key) != stamp or generation != self.generation:
             return  # stale: a newer change or setting has scheduled its own analysis
-        if not result.parsed and previous is not None and previous.editor.enable and editor.enable:
-            # A syntax error mid-typing: keep the last good findings rather than flicker to none.
-            result = previous
-        else:
-            self.results[key] = result
+        if not result.parsed and had_findings and good is not None and good.editor.enable and editor.enable:
+            # A syntax error mid-typing: keep the last good findings rather than flicker to none,
+            # and show the error beside them (its message says the others are from before).
+            result = documents.keep_good(good, result)
+        self.results[key] = result
         self.analysed[key] = (stamp, generation)
         self.publish(key, result, snap)
         self.garbage = True
@@ -718,4 +922,7 @@ def main(tcp: int | None = None, host: str = "127.0.0.1") -> int:
         server.start_tcp(host, tcp)
     else:
         server.start_io()
+        if server.stdio_error is not None and sys.stderr is not None:
+            print(f"gradguard: error: {server.stdio_error}", file=sys.stderr)
+        return server.exit_code
     return 0

@@ -12,6 +12,7 @@ from .github import render_github
 from .jsonfmt import render_json
 from .records import Diagnostic, EditRecord, FixRecord, Location, RelatedRecord
 from .sarif import render_sarif
+from .statistics import statistics
 from .text import render_text, summary
 
 FORMATS: dict[str, Callable[[Sequence[Diagnostic]], str]] = {
@@ -32,5 +33,6 @@ __all__ = [
     "render_json",
     "render_sarif",
     "render_text",
+    "statistics",
     "summary",
 ]

@@ -32,6 +32,9 @@ class RelatedRecord:
     end_location: Location
     cell: int | None = None
     role: str = "note"
+    # For notebooks: the same place in the .ipynb file as stored (its JSON text), 1-based.
+    file_location: Location | None = None
+    file_end_location: Location | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,3 +54,7 @@ class Diagnostic:
     chain: str = ""
     # Has a preferred fix: ``fix`` when the edits were computed, else the engine offered one.
     fixable: bool = False
+    # For notebooks: the place in the .ipynb file as stored (its JSON text), 1-based, for the formats
+    # that code-scanning services show on the file itself (SARIF, GitHub annotations).
+    file_location: Location | None = None
+    file_end_location: Location | None = None

@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import registry
 from ..settings import default_severity
-from .records import Diagnostic, Location
+from .records import Diagnostic, Location, RelatedRecord
 
 _LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
 
@@ -28,12 +28,24 @@ def _uri(path: str) -> str:
     return Path(relative).as_posix()
 
 
+def _cell_prefix(cell: int | None) -> str:
+    return f"cell {cell}: " if cell is not None else ""
+
+
 def _region(start: Location, end: Location) -> dict[str, int]:
     return {"startLine": start.row, "startColumn": start.column, "endLine": end.row, "endColumn": end.column}
 
 
 def _physical(path: str, start: Location, end: Location) -> dict[str, Any]:
     return {"artifactLocation": {"uri": _uri(path)}, "region": _region(start, end)}
+
+
+def _stored(path: str, place: Diagnostic | RelatedRecord) -> dict[str, Any]:
+    """The place in the file as stored: for a notebook, the line of its JSON that holds the code
+    (SARIF viewers show the .ipynb file itself, not its cells)."""
+    if place.file_location is not None:
+        return _physical(path, place.file_location, place.file_end_location or place.file_location)
+    return _physical(path, place.location, place.end_location)
 
 
 def render_sarif(diagnostics: Sequence[Diagnostic]) -> str:
@@ -55,12 +67,12 @@ def render_sarif(diagnostics: Sequence[Diagnostic]) -> str:
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     results = []
     for d in diagnostics:
-        prefix = f"cell {d.cell}: " if d.cell is not None else ""
+        prefix = _cell_prefix(d.cell)
         result: dict[str, Any] = {
             "ruleId": d.code,
             "level": _LEVEL.get(d.severity, "warning"),
             "message": {"text": prefix + d.message},
-            "locations": [{"physicalLocation": _physical(d.path, d.location, d.end_location)}],
+            "locations": [{"physicalLocation": _stored(d.path, d)}],
         }
         if d.code in index:
             result["ruleIndex"] = index[d.code]
@@ -68,12 +80,14 @@ def render_sarif(diagnostics: Sequence[Diagnostic]) -> str:
             result["relatedLocations"] = [
                 {
                     "id": number,
-                    "physicalLocation": _physical(d.path, related.location, related.end_location),
-                    "message": {"text": related.message},
+                    "physicalLocation": _stored(d.path, related),
+                    "message": {"text": _cell_prefix(related.cell) + related.message},
                 }
                 for number, related in enumerate(d.related)
             ]
-        if d.fix is not None:
+        # A fix's edits are in the cell's coordinates and plain text; in the stored JSON they would
+        # need escaping and new list elements, so notebooks' SARIF carries no fixes (--fix does them).
+        if d.fix is not None and d.cell is None:
             result["fixes"] = [
                 {
                     "description": {"text": d.fix.title},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from .records import Diagnostic
@@ -16,27 +17,51 @@ def render_text(diagnostics: Sequence[Diagnostic]) -> str:
     return "".join(f"{position(d)}: {d.code} {d.message}\n" for d in diagnostics)
 
 
-def _errors(count: int) -> str:
-    return f"{count} error" if count == 1 else f"{count} errors"
+# Severity -> (singular, plural), in the order the summary lists them.
+_KINDS = {
+    "error": ("error", "errors"),
+    "warning": ("warning", "warnings"),
+    "information": ("info", "info"),
+    "hint": ("hint", "hints"),
+}
 
 
-def summary(remaining: int, fixable: int, fixed: int = 0, unreadable: int = 0) -> str:
-    """The closing lines, as ruff words them (plus a count of files that could not be checked)."""
-    skipped = ""
-    if unreadable:
-        skipped = (
-            f"{unreadable} file could not be checked.\n"
-            if unreadable == 1
-            else (f"{unreadable} files could not be checked.\n")
-        )
-    if remaining == 0 and fixed == 0:
-        return skipped or "All checks passed!\n"
+def _count(number: int, singular: str, plural: str) -> str:
+    return f"{number} {singular if number == 1 else plural}"
+
+
+def breakdown(diagnostics: Sequence[Diagnostic]) -> str:
+    """``2 errors, 4 warnings, 1 info``: the findings counted by severity, most severe first."""
+    counts = Counter(d.severity for d in diagnostics)
+    parts = [_count(counts.pop(sev), *words) for sev, words in _KINDS.items() if counts.get(sev)]
+    parts += [_count(n, "other", "others") for n in counts.values()]
+    return ", ".join(parts)
+
+
+def summary(
+    diagnostics: Sequence[Diagnostic],
+    fixable: int = 0,
+    fixed: int = 0,
+    unreadable: int = 0,
+    missing: int = 0,
+) -> str:
+    """The closing lines: what was found by severity, what can be or was fixed, and what could not
+    be checked. "All checks passed!" only when every path given was checked and nothing was found."""
+    remaining = len(diagnostics)
+    lines = []
     if fixed:
-        if remaining == 0:
-            return f"Found {_errors(fixed)} ({fixed} fixed, 0 remaining).\n"
-        text = f"Found {_errors(remaining + fixed)} ({fixed} fixed, {remaining} remaining).\n"
-    else:
-        text = f"Found {_errors(remaining)}.\n"
-    if fixable:
-        text += f"[*] {fixable} fixable with `--fix`.\n"
-    return text + skipped
+        left = f": {breakdown(diagnostics)}" if remaining else ""
+        total = _count(remaining + fixed, "finding", "findings")
+        lines.append(f"Found {total} ({fixed} fixed, {remaining} remaining{left}).")
+    elif remaining:
+        tail = f" ({fixable} fixable with `--fix`)" if fixable else ""
+        lines.append(f"Found {breakdown(diagnostics)}{tail}.")
+    if unreadable:
+        lines.append(f"{_count(unreadable, 'file', 'files')} could not be checked.")
+    if missing:
+        lines.append(f"{_count(missing, 'path does', 'paths do')} not exist.")
+    if not lines:
+        return "All checks passed!\n"
+    if not remaining and not fixed:
+        lines.insert(0, "No findings in the files checked, but not everything was checked:")
+    return "\n".join(lines) + "\n"

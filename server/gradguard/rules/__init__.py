@@ -85,8 +85,9 @@ def docs_url(code: str) -> str:
 
 
 def severity_default(code: str) -> str:
-    """LSP-style default severity by family: GG1xx raise, GG2xx train wrong, GG3xx waste."""
-    return {"1": "error", "2": "warning", "3": "information"}[code[2]]
+    """LSP-style default severity by family: GG000 does not parse, GG1xx raise, GG2xx train
+    wrong, GG3xx waste."""
+    return {"0": "error", "1": "error", "2": "warning", "3": "information"}[code[2]]
 
 
 def _docstring(code: str) -> str:

@@ -45,4 +45,4 @@ class Rule:
 
     @property
     def family(self) -> str:
-        return {"1": "error", "2": "silent", "3": "waste"}[self.code[2]]
+        return {"0": "syntax", "1": "error", "2": "silent", "3": "waste"}[self.code[2]]
