@@ -882,24 +882,23 @@ class Reporter:
                 run, "raises here: it needs the weights from before the step", "reused"
             )
             first = dirt.retained_by
+
+            def built_before(fixes: list[FixRef]) -> None:
+                """The graph's own story: saved before the step, backpropagated after it."""
+                fields = {
+                    "optimizer": self.text(dirt.target),
+                    "loss": self.text(run.target),
+                    "saved_line": getattr(site.node, "lineno", "?"),
+                    "second_line": run.call.lineno,
+                }
+                self.add("GG111", dirt.node, fields, [saved_related, fails], fixes, variant="built-before")
+
             if first is None:
                 if dirt.certain:
                     # A graph built before the step and first backpropagated after it. No automatic
                     # fix: moving the step would let this loss's gradient into that optimizer's
                     # parameters (an actor loss training the critic); the forward must be redone.
-                    self.add(
-                        "GG111",
-                        dirt.node,
-                        {
-                            "optimizer": self.text(dirt.target),
-                            "loss": self.text(run.target),
-                            "saved_line": getattr(site.node, "lineno", "?"),
-                            "second_line": run.call.lineno,
-                        },
-                        [saved_related, fails],
-                        self.recompute_fix(run, dirt),
-                        variant="built-before",
-                    )
+                    built_before(self.recompute_fix(run, dirt))
                 return
             differing = _differing_loop(first.ipath, run.ipath)
             loop = next((f for f in loops if id(f.node) == differing), None)
@@ -935,19 +934,7 @@ class Reporter:
             if run.call is first.call:
                 # One backward, run again in the next iteration over the graph it kept: said as the
                 # graph's own story, not as "between line N and line N".
-                self.add(
-                    "GG111",
-                    dirt.node,
-                    {
-                        "optimizer": self.text(dirt.target),
-                        "loss": self.text(run.target),
-                        "saved_line": getattr(site.node, "lineno", "?"),
-                        "second_line": run.call.lineno,
-                    },
-                    [saved_related, fails],
-                    fixes,
-                    variant="built-before",
-                )
+                built_before(fixes)
                 return
             self.add(
                 "GG111",
