@@ -612,8 +612,10 @@ def test_a_client_that_stops_reading_ends_the_server(tmp_path: Path) -> None:
     """The client closes its end of our output but not of our input: the first answer that cannot
     be written ends the session (pygls logged a traceback per answer and carried on)."""
     err_path = tmp_path / "stderr"
+    # Output buffered, as it is by default: Python's own flush at exit must not fail (exit 120).
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
     with err_path.open("wb") as err:
-        process = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
+        process = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, env=env)
     try:
         assert process.stdin is not None and process.stdout is not None
         process.stdout.close()

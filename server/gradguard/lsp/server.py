@@ -388,6 +388,16 @@ class GradguardServer(LanguageServer):
         if writer.error is not None and self.stdio_error is None:
             reason = writer.error.strerror or str(writer.error)
             self._stdio_failed(_LOST.format("writing standard output", reason), EXIT_LOST)
+            # Python flushes standard output once more at exit: with no reader that flush fails too
+            # and turns the exit code into 120 (when output is buffered, as it is by default).
+            fd = _descriptor(stdout)
+            if fd is not None:
+                try:
+                    devnull = os.open(os.devnull, os.O_WRONLY)
+                    os.dup2(devnull, fd)
+                    os.close(devnull)
+                except OSError:
+                    pass
 
     def _stdio_failed(self, message: str, code: int) -> None:
         self.stdio_error, self.exit_code = message, code
