@@ -36,7 +36,16 @@ def fake_analyze(source: str, filename: str = "<string>") -> list[Finding]:
                     message=f"fake finding {match.group(1)}",
                     span=span,
                     related=(Related(Span(1, 0, 1, 1), "built here", "built"),),
-                    fixes=(FixRef("append", "Rename it", "none", {"expr": span.to_json(), "suffix": "_ok"}),),
+                    fixes=(
+                        FixRef(
+                            "append",
+                            "Rename it",
+                            "none",
+                            {"expr": span.to_json(), "suffix": "_ok"},
+                            # GG2xx names get an unsafe fix, the others a safe one.
+                            "unsafe" if match.group(1).startswith("2") else "safe",
+                        ),
+                    ),
                     chain="a <- b",
                 )
             )
@@ -66,7 +75,7 @@ def fake_compute(source: str, ref: FixRef) -> Fix | None:
     if line > len(lines) or not _NAME.fullmatch(lines[line - 1][col:end_col]):
         return None
     edit = TextEdit(Span(end_line, end_col, end_line, end_col), ref.params["suffix"])
-    return Fix(ref.title, ref.tradeoff, (edit,), preferred=True)
+    return Fix(ref.title, ref.tradeoff, (edit,), preferred=True, applicability=ref.applicability)
 
 
 @pytest.fixture

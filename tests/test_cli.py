@@ -461,3 +461,30 @@ def test_statistics(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "check", "--statistics", "--format", "sarif", "a.py")[0] == 2
     write(in_tmp / "c.py", "import torch\n")
     assert run(capsys, "check", "--statistics", "c.py") == (0, "All checks passed!\n", "")
+
+
+def test_unsafe_fixes_are_applied_only_when_asked(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The fake engine gives GG2xx names an unsafe fix, the others a safe one.
+    source = "import torch\nx = gg103\ny = gg201\n"
+    target = write(in_tmp / "t.py", source)
+    code, out, _ = run(capsys, "check", "t.py")
+    assert out.endswith("Found 1 error, 1 warning (1 fixable with `--fix`; 1 more with `--unsafe-fixes`).\n")
+    data = json.loads(run(capsys, "check", "--format", "json", "t.py")[1])
+    assert [(d["code"], d["fix"]["applicability"]) for d in data] == [("GG103", "safe"), ("GG201", "unsafe")]
+    code, out, _ = run(capsys, "check", "--fix", "t.py")
+    assert code == 1 and target.read_text() == source.replace("gg103", "gg103_ok")
+    assert out.endswith(
+        "Found 2 findings (1 fixed, 1 remaining: 1 warning).\n1 more fix is unsafe; `--unsafe-fixes` applies them.\n"
+    )
+    code, out, _ = run(capsys, "check", "--fix", "--unsafe-fixes", "t.py")
+    assert code == 0 and target.read_text() == source.replace("gg103", "gg103_ok").replace(
+        "gg201", "gg201_ok"
+    )
+    write(in_tmp / "t.py", source)
+    assert "+y = gg201_ok" not in run(capsys, "check", "--diff", "t.py")[1]
+    assert "+y = gg201_ok" in run(capsys, "check", "--diff", "--unsafe-fixes", "t.py")[1]
+    statistics = run(capsys, "check", "--statistics", "t.py")[1].splitlines()
+    assert [row.split("\t")[1] + " " + row.split("\t")[2][:3] for row in statistics[:2]] == [
+        "GG103 [*]",
+        "GG201 [ ]",  # its fix is unsafe: not what --fix applies
+    ]

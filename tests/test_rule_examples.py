@@ -210,7 +210,7 @@ DOCUMENTED_FIXES: dict[str, set[str]] = {
     "GG201": {"zero-grad-before-backward", "move-zero-grad", "clear-input-grad", "zero-after-step"},
     "GG202": {"create-graph"},
     "GG203": {"out-of-place"},
-    "GG301": {"use-item"},
+    "GG301": {"use-detach", "use-item"},
     "GG302": {"real-fix", "drop-retain-graph"},
 }
 
@@ -254,6 +254,11 @@ def test_rule_module_shape(code: str) -> None:
             )
     if code in DOCUMENTED_FIXES:
         assert set(rule.fixes) == DOCUMENTED_FIXES[code]
+    # Every fix says whether gradguard may apply it unasked, and why.
+    assert list(rule.safety) == list(rule.fixes), "safety must classify every fix, in rank order"
+    for fix_id, (applicability, why) in rule.safety.items():
+        assert applicability in ("safe", "unsafe", "display"), f"{fix_id}: {applicability!r}"
+        assert why.strip().endswith("."), f"{fix_id}: say why it is {applicability}, in a sentence"
 
 
 def test_registry() -> None:

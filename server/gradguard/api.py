@@ -103,11 +103,23 @@ class _Round:
     count: int = 0
 
 
-def _pick_fixes(source: str, findings: list[Finding], accept: Callable[[Fix], bool] | None = None) -> _Round:
-    """The preferred fix of every finding whose edits overlap no fix already taken."""
+def applies(ref: FixRef, unsafe: bool = False) -> bool:
+    """Is this fix applied without being picked by hand (``--fix``, fix-all)? Safe fixes are; unsafe
+    ones only when asked (``--unsafe-fixes``); display-only ones never."""
+    return ref.applicability == "safe" or (unsafe and ref.applicability == "unsafe")
+
+
+def _pick_fixes(
+    source: str,
+    findings: list[Finding],
+    accept: Callable[[Fix], bool] | None = None,
+    unsafe: bool = False,
+) -> _Round:
+    """The preferred fix of every finding whose edits overlap no fix already taken, when its
+    applicability allows it."""
     chosen = _Round()
     for finding in findings:
-        if not finding.fixes:
+        if not finding.fixes or not applies(finding.fixes[0], unsafe):
             continue
         fix = compute_fix(source, finding.fixes[0])
         if fix is None or (accept is not None and not accept(fix)):
@@ -119,13 +131,15 @@ def _pick_fixes(source: str, findings: list[Finding], accept: Callable[[Fix], bo
     return chosen
 
 
-def fix_source(source: str, filename: str = "<string>", settings: Settings | None = None) -> tuple[str, int]:
+def fix_source(
+    source: str, filename: str = "<string>", settings: Settings | None = None, unsafe: bool = False
+) -> tuple[str, int]:
     """Apply the preferred fix of every finding, non-overlapping, re-analyse, repeat (at most 10
-    rounds). Returns the new source and the number of fixes applied. A round whose result does not
-    parse is dropped, so a fix never leaves broken code."""
+    rounds): safe fixes only, unless ``unsafe``. Returns the new source and the number of fixes
+    applied. A round whose result does not parse is dropped, so a fix never leaves broken code."""
     applied = 0
     for _ in range(MAX_FIX_ROUNDS):
-        chosen = _pick_fixes(source, check_source(source, filename, settings))
+        chosen = _pick_fixes(source, check_source(source, filename, settings), unsafe=unsafe)
         if not chosen.edits:
             break
         try:
@@ -183,14 +197,14 @@ def cell_syntax_errors(notebook: Notebook, filename: str, settings: Settings | N
 
 
 def fix_notebook(
-    text: str, filename: str = "<notebook>", settings: Settings | None = None
+    text: str, filename: str = "<notebook>", settings: Settings | None = None, unsafe: bool = False
 ) -> tuple[str, int]:
     """Like ``fix_source`` for a notebook text; fixes that would cross cells are skipped."""
     notebook = Notebook.parse(text)
     applied = 0
     for _ in range(MAX_FIX_ROUNDS):
         findings = check_source(notebook.program, filename, settings) if notebook.program.strip() else []
-        chosen = _pick_fixes(notebook.program, findings, notebook.fix_fits)
+        chosen = _pick_fixes(notebook.program, findings, notebook.fix_fits, unsafe)
         if not chosen.edits:
             break
         before = notebook.program

@@ -74,6 +74,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--fix", action="store_true", help="apply the preferred fix of each finding, in place")
     check.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="with --fix or --diff, also apply the fixes that change what is computed or what trains",
+    )
+    check.add_argument(
         "--diff",
         action="store_true",
         help="print the fixes as a unified diff instead of writing them; exit 1 if any",
@@ -198,6 +203,7 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
                 text=sys.stdin.read(),
                 notebook=name.endswith(".ipynb"),
                 with_fixes=with_fixes,
+                unsafe_fixes=args.unsafe_fixes,
             )
         )
     else:
@@ -222,6 +228,7 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
                     file_mode,
                     notebook=file.suffix == ".ipynb",
                     with_fixes=with_fixes,
+                    unsafe_fixes=args.unsafe_fixes,
                 )
             )
     if resolver.messages:
@@ -276,8 +283,17 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         report.write(FORMATS[args.format](diagnostics))
     if args.format == "text" and not args.quiet:
         fixable = sum(1 for d in diagnostics if d.fixable)
+        hidden = sum(1 for d in diagnostics if d.unsafe_fixable)
         report.write(
-            summary(diagnostics, 0 if mode == "fix" else fixable, fixed_count, unreadable, len(missing))
+            summary(
+                diagnostics,
+                0 if mode == "fix" else fixable,
+                fixed_count,
+                unreadable,
+                len(missing),
+                hidden,
+                args.unsafe_fixes,
+            )
         )
     if missing:
         return EXIT_USAGE

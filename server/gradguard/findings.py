@@ -51,14 +51,26 @@ class FixRef:
     title: str
     tradeoff: str
     params: dict[str, Any] = field(default_factory=dict)
+    # "safe" (removes the bug and nothing else: --fix and fix-all apply it), "unsafe" (changes what
+    # is computed or what trains: applied only when asked) or "display" (never applied).
+    applicability: str = "unsafe"
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "title": self.title, "tradeoff": self.tradeoff, "params": self.params}
+        return {
+            "kind": self.kind,
+            "title": self.title,
+            "tradeoff": self.tradeoff,
+            "params": self.params,
+            "applicability": self.applicability,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> FixRef:
         params = dict(data.get("params") or {})
-        return cls(str(data["kind"]), str(data["title"]), str(data["tradeoff"]), params)
+        applicability = data.get("applicability")
+        if applicability not in ("safe", "unsafe", "display"):
+            applicability = "unsafe"  # what a client sends back is never trusted to be safe
+        return cls(str(data["kind"]), str(data["title"]), str(data["tradeoff"]), params, applicability)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,3 +98,4 @@ class Fix:
     tradeoff: str
     edits: tuple[TextEdit, ...]
     preferred: bool = False
+    applicability: str = "unsafe"

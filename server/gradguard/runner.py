@@ -30,6 +30,8 @@ class Job:
     # Compute the edits of each preferred fix for the report (JSON, SARIF). Costly (a libcst parse
     # per fix), so text output only counts the fixes the engine offers.
     with_fixes: bool = True
+    # --unsafe-fixes: unsafe fixes are applied and counted as fixable too.
+    unsafe_fixes: bool = False
 
 
 @dataclass
@@ -117,9 +119,12 @@ def _diagnostics(
                 # Edits carry no cell of their own (as in ruff), so a report can only hold a fix
                 # whose edits are all in the finding's cell; --fix applies the others too.
                 if cells <= {cell}:
-                    fix_record = FixRecord(fix.title, tuple(edits))
+                    fix_record = FixRecord(fix.title, tuple(edits), fix.applicability)
             else:
                 fixable = False
+        # Fixable means applied by this run's --fix: an unsafe fix only counts with --unsafe-fixes.
+        hidden = fixable and not api.applies(finding.fixes[0], job.unsafe_fixes)
+        fixable = fixable and not hidden
         related = []
         for item in finding.related:
             r_start, r_end, r_cell = place(item.span)
@@ -145,6 +150,7 @@ def _diagnostics(
                 related=tuple(related),
                 chain=text(finding.chain, cell),
                 fixable=fixable,
+                unsafe_fixable=hidden and finding.fixes[0].applicability == "unsafe",
                 file_location=file_start,
                 file_end_location=file_end,
             )
@@ -160,7 +166,7 @@ def _check_python(text: str, job: Job, outcome: Outcome) -> None:
     if "torch" not in source:
         return
     if job.mode in ("fix", "diff"):
-        fixed, outcome.applied = api.fix_source(source, job.path, job.settings)
+        fixed, outcome.applied = api.fix_source(source, job.path, job.settings, job.unsafe_fixes)
         if fixed != source:
             outcome.fixed = source = fixed
     findings = api.check_source(source, job.path, job.settings)
@@ -176,7 +182,7 @@ def _check_notebook(text: str, job: Job, outcome: Outcome) -> None:
         return
     try:
         if job.mode in ("fix", "diff"):
-            fixed, outcome.applied = api.fix_notebook(text, job.path, job.settings)
+            fixed, outcome.applied = api.fix_notebook(text, job.path, job.settings, job.unsafe_fixes)
             if fixed != text:
                 outcome.fixed = fixed
                 text = fixed

@@ -135,7 +135,7 @@ def test_requests_for_a_document_never_opened(wire: Wire) -> None:
         is None
     )
     action = {
-        "title": "gradguard (GG103): Move the computation into the loop",
+        "title": "gradguard (GG103): Move the computation into the loop (unsafe)",
         "data": {
             "uri": NEVER,
             "key": NEVER,
@@ -204,7 +204,7 @@ async def test_a_stale_fix_is_refused(client: RecordingClient) -> None:
     [diagnostic] = await client.wait_for_version(uri, 1)
     listed = await _actions(client, uri, diagnostic)
     assert [a.title for a in listed] == [
-        "gradguard (GG103): Move the computation into the loop",
+        "gradguard (GG103): Move the computation into the loop (unsafe)",
         "Disable GG103 for this line",
     ]
     # The user types three lines above the finding: its target moves down by three lines.

@@ -165,11 +165,18 @@ async def test_a_cell_that_does_not_parse_gets_gg000_and_the_others_are_still_ch
 
 async def test_fix_all_in_a_notebook_edits_each_cell(client: RecordingClient) -> None:
     loop = CELL3.split("\n", 2)[2]  # without the magics
-    nb, c1, c2 = _open(client, "fixall.ipynb", [("python", CODE, CELL1), ("python", CODE, loop)])
-    [diagnostic] = await client.wait_for_version(c1, 1)
+    # GG103's fix (move `y` into the loop) is unsafe and left to the user; GG110's (`.detach().cpu()`
+    # before `.numpy()`) is safe: fix-all applies it, in its cell.
+    shown = "print((t @ a).numpy())"
+    nb, c1, c2, c3 = _open(
+        client,
+        "fixall.ipynb",
+        [("python", CODE, CELL1), ("python", CODE, shown + "\n" + loop), ("python", CODE, shown)],
+    )
+    assert [d.code for d in await client.wait_for_version(c2, 1)] == ["GG110"]
     result = await client.text_document_code_action_async(
         types.CodeActionParams(
-            types.TextDocumentIdentifier(c2),
+            types.TextDocumentIdentifier(c3),
             types.Range(types.Position(0, 0), types.Position(0, 0)),
             types.CodeActionContext(diagnostics=[], only=["source.fixAll.gradguard"]),
         )
@@ -177,8 +184,10 @@ async def test_fix_all_in_a_notebook_edits_each_cell(client: RecordingClient) ->
     [fix_all] = [a for a in result or [] if isinstance(a, types.CodeAction)]
     resolved = await client.code_action_resolve_async(fix_all)
     edits = edits_by_uri(resolved.edit)
-    assert "y = t @ a" not in apply_text_edits(CELL1, edits[c1])
-    assert apply_text_edits(loop, edits[c2]).startswith("for _ in range(2):\n    y = t @ a\n")
+    fixed = "print((t @ a).detach().cpu().numpy())"
+    assert apply_text_edits(shown + "\n" + loop, edits[c2]) == fixed + "\n" + loop
+    assert apply_text_edits(shown, edits[c3]) == fixed  # found once the first is fixed
+    assert c1 not in edits  # `y`, which the loop reuses, stays: GG103's fix is unsafe
     # What VS Code asks cells for on save (notebook.codeActionsOnSave).
     result = await client.text_document_code_action_async(
         types.CodeActionParams(

@@ -68,7 +68,9 @@ async def test_workspace_configuration_changes_apply(client: RecordingClient) ->
             types.CodeActionContext(diagnostics=[diagnostic]),
         )
     )
-    assert [a.title for a in actions or []] == ["gradguard (GG103): Move the computation into the loop"]
+    assert [a.title for a in actions or []] == [
+        "gradguard (GG103): Move the computation into the loop (unsafe)"
+    ]
     await reconfigure({"severity": {"GG103": "loud"}})
     assert "is not one of error, warning" in (await client.wait_for_message("gradguard.severity")).message
 

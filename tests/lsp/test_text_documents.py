@@ -150,7 +150,10 @@ async def test_code_actions_are_ranked_and_resolved_lazily(client: RecordingClie
     [diagnostic] = await client.wait_for_version(uri, 1)
     found = await _actions(client, uri, diagnostic)
     titles = [a.title for a in found]
-    assert titles == ["gradguard (GG103): Move the computation into the loop", "Disable GG103 for this line"]
+    assert titles == [
+        "gradguard (GG103): Move the computation into the loop (unsafe)",
+        "Disable GG103 for this line",
+    ]
     assert found[0].is_preferred and not found[1].is_preferred
     assert all(a.edit is None for a in found), "edits are computed in codeAction/resolve"
     assert all(a.kind == types.CodeActionKind.QuickFix for a in found)
@@ -177,12 +180,15 @@ async def test_disable_for_this_line(client: RecordingClient) -> None:
     assert await client.wait_for_version(uri, 2) == []
 
 
-async def test_fix_all_applies_every_preferred_fix(client: RecordingClient) -> None:
+async def test_fix_all_applies_the_safe_fixes_only(client: RecordingClient) -> None:
     uri = _uri(client, "fixall.py")
-    text = SEED + "\n" + examples("GG101")[1][0].source
+    # GG201's fix changes what trains (unsafe); GG110's and GG301's only remove the bug (safe):
+    # fix-all applies those, as `gradguard check --fix` does. (GG110 raises, so it comes last.)
+    parts = [examples("GG201")[1][0].source, examples("GG301")[1][0].source, examples("GG110")[1][0].source]
+    text = "\n".join(parts)
     open_doc(client, uri, text)
     diagnostics = await client.wait_for_version(uri, 1)
-    assert {d.code for d in diagnostics} == {"GG103", "GG101"}
+    assert sorted(d.code for d in diagnostics) == ["GG110", "GG201", "GG301"]
     result = await client.text_document_code_action_async(
         types.CodeActionParams(
             types.TextDocumentIdentifier(uri),
@@ -196,7 +202,16 @@ async def test_fix_all_applies_every_preferred_fix(client: RecordingClient) -> N
     resolved = await client.code_action_resolve_async(fix_all)
     fixed = apply_text_edits(text, edits_by_uri(resolved.edit)[uri])
     replace_all(client, uri, text, fixed, 2)
-    assert await client.wait_for_version(uri, 2) == []
+    assert [d.code for d in await client.wait_for_version(uri, 2)] == ["GG201"]
+    # Only unsafe fixes left: fix-all is not offered.
+    result = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier(uri),
+            types.Range(types.Position(0, 0), types.Position(0, 0)),
+            types.CodeActionContext(diagnostics=[], only=["source.fixAll"]),
+        )
+    )
+    assert not [a for a in result or [] if isinstance(a, types.CodeAction)]
 
 
 async def test_utf16_columns_after_emoji_and_cjk(client: RecordingClient) -> None:

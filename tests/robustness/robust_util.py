@@ -101,7 +101,7 @@ def survive(source: str, budget: float = 10.0, fix_all: bool = False, filename: 
         for finding in findings:
             for ref in finding.fixes:
                 computed.append((finding, ref, fixes.compute(source, ref)))
-        new = api.fix_source(source, filename)[0] if fix_all else source
+        new = api.fix_source(source, filename, unsafe=True)[0] if fix_all else source
         spent = time.perf_counter() - started
         answer = Answer(findings, spent, len(computed), sum(fix is not None for *_, fix in computed))
         offered = [item for item in computed if item[2] is not None]

@@ -58,7 +58,7 @@ def test_fix_skips_undecodable_files_untouched(in_tmp: Path, capsys) -> None:
     good.write_text(GG103)
     bad_bytes = b"import torch\nx = '\xff'\n" + GG103.encode()
     bad.write_bytes(bad_bytes)
-    code, _, err = run(capsys, "--fix")
+    code, _, err = run(capsys, "--fix", "--unsafe-fixes")
     assert code == 1 and "bad.py: not valid UTF-8" in err
     assert FIXED_LINE in good.read_text() and bad.read_bytes() == bad_bytes
 
@@ -69,7 +69,7 @@ def test_encoding_cookie_file_is_read_and_written_in_its_encoding(in_tmp: Path, 
     path.write_bytes(source.encode("latin-1"))
     code, out, _ = run(capsys, "latin.py")
     assert code == 1 and "latin.py:10:1: GG103" in out
-    assert run(capsys, "--fix", "latin.py")[0] == 0
+    assert run(capsys, "--fix", "--unsafe-fixes", "latin.py")[0] == 0
     data = path.read_bytes()
     assert b"caf\xe9" in data and FIXED_LINE.encode() in data
 
@@ -79,7 +79,7 @@ def test_byte_order_mark_file_keeps_its_mark(in_tmp: Path, capsys) -> None:
     path.write_bytes(b"\xef\xbb\xbf" + GG103.encode())
     code, out, _ = run(capsys, "bom.py")
     assert code == 1 and "bom.py:8:1: GG103" in out
-    assert run(capsys, "--fix", "bom.py")[0] == 0
+    assert run(capsys, "--fix", "--unsafe-fixes", "bom.py")[0] == 0
     data = path.read_bytes()
     assert data.startswith(b"\xef\xbb\xbf") and not data.startswith(b"\xef\xbb\xbf\xef\xbb\xbf")
     assert FIXED_LINE.encode() in data
@@ -98,7 +98,7 @@ def test_fix_keeps_line_endings(in_tmp: Path, capsys, ending: str) -> None:
     path.write_bytes(source.encode())
     code, out, _ = run(capsys, "t.py")
     assert code == 1 and "t.py:8:1: GG103" in out
-    assert run(capsys, "--fix", "t.py")[0] == 0
+    assert run(capsys, "--fix", "--unsafe-fixes", "t.py")[0] == 0
     data = path.read_bytes().decode()
     if ending == "mixed":
         assert "measure = torch.nn.MSELoss()\n" in data and data.count("\n") - data.count("\r\n") == 1
@@ -129,10 +129,10 @@ def test_empty_and_degenerate_files_pass(in_tmp: Path, capsys, content: bytes) -
         # Not Python (a null byte): the one honest answer is GG000, never "All checks passed!".
         code, out, err = run(capsys, "t.py")
         assert (code, err) == (1, "") and out.startswith("t.py:1:13: GG000 ") and "passed" not in out
-        assert run(capsys, "--fix", "t.py")[0] == 1
+        assert run(capsys, "--fix", "--unsafe-fixes", "t.py")[0] == 1
     else:
         assert run(capsys, "t.py") == (0, "All checks passed!\n", "")
-        assert run(capsys, "--fix", "t.py")[0] == 0
+        assert run(capsys, "--fix", "--unsafe-fixes", "t.py")[0] == 0
     assert (in_tmp / "t.py").read_bytes() == content
 
 
@@ -154,7 +154,7 @@ def test_broken_notebooks_are_named_and_the_scan_goes_on(in_tmp: Path, capsys) -
     assert code == 1 and "z_good.py:8:1: GG103" in out
     for name, (_, message) in BROKEN_NOTEBOOKS.items():
         assert any(line.startswith(f"gradguard: error: {name}: {message}") for line in err.splitlines()), name
-    assert run(capsys, "--fix")[0] == 1
+    assert run(capsys, "--fix", "--unsafe-fixes")[0] == 1
     for name, (text, _) in BROKEN_NOTEBOOKS.items():
         assert (in_tmp / name).read_text() == text
 
@@ -201,11 +201,11 @@ def test_odd_notebooks_pass(in_tmp: Path, capsys, name: str) -> None:
         assert (code, err) == (1, "")
         assert [line.split()[2] for line in out.splitlines()[:-1]] == ["GG000"], out
         assert f"{path.name}:cell {UNPARSABLE_CELLS[name]}:" in out
-        assert run(capsys, "--diff", path.name)[0] == 0  # nothing to fix
+        assert run(capsys, "--diff", "--unsafe-fixes", path.name)[0] == 0  # nothing to fix
     else:
         assert run(capsys, path.name) == (0, "All checks passed!\n", "")
         for mode in ("--fix", "--diff"):
-            assert run(capsys, mode, path.name)[0] == 0
+            assert run(capsys, mode, "--unsafe-fixes", path.name)[0] == 0
     assert path.read_text() == ODD_NOTEBOOKS[name]
 
 
@@ -218,7 +218,7 @@ def test_notebook_source_string_or_list(in_tmp: Path, capsys, as_list: bool) -> 
     )
     code, out, _ = run(capsys, "nb.ipynb")
     assert code == 1 and "nb.ipynb:cell 2:8:1: GG103" in out
-    assert run(capsys, "--fix", "nb.ipynb")[0] == 0
+    assert run(capsys, "--fix", "--unsafe-fixes", "nb.ipynb")[0] == 0
     cell = json.loads(path.read_text())["cells"][1]
     assert isinstance(cell["source"], list) == as_list
     assert FIXED_LINE in "".join(cell["source"])

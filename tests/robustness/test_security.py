@@ -68,7 +68,7 @@ def _warm_up(capsys: pytest.CaptureFixture[str], tmp: Path) -> None:
     (tmp / "warm").mkdir()
     (tmp / "warm" / "w.py").write_text(GG103)
     (tmp / "warm" / "w.ipynb").write_text((tmp / "hostile.ipynb").read_text())
-    for mode in ((), ("--fix",), ("--diff",), ("--format", "json")):
+    for mode in ((), ("--fix", "--unsafe-fixes"), ("--diff", "--unsafe-fixes"), ("--format", "json")):
         run(capsys, *mode, "warm")
 
 
@@ -82,11 +82,17 @@ def test_analysis_never_executes_or_imports(hostile_tree: Path, capsys: pytest.C
     for finding in findings:
         for ref in finding.fixes:
             fixes.compute(source, ref)
-    fix_source(source, "hostile.py")
+    fix_source(source, "hostile.py", unsafe=True)
     notebook_text = (hostile_tree / "hostile.ipynb").read_text()
     check_notebook(notebook_text)
-    fix_notebook(notebook_text)
-    for mode in ((), ("--format", "json"), ("--format", "sarif"), ("--diff",), ("--fix",)):
+    fix_notebook(notebook_text, unsafe=True)
+    for mode in (
+        (),
+        ("--format", "json"),
+        ("--format", "sarif"),
+        ("--diff", "--unsafe-fixes"),
+        ("--fix", "--unsafe-fixes"),
+    ):
         run(capsys, *mode, "hostile.py", "hostile.ipynb")
 
     assert sorted(p.name for p in hostile_tree.glob("MARKER*")) == []
@@ -160,7 +166,7 @@ def test_fix_crash_at_rename_keeps_the_original(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", crash)
-    code, _, err = run(capsys, "--fix", "t.py")
+    code, _, err = run(capsys, "--fix", "--unsafe-fixes", "t.py")
     assert code == 1 and "t.py: cannot write the fixes: [Errno 28] No space left on device" in err
     assert path.read_text() == GG103
     assert sorted(p.name for p in in_tmp.iterdir()) == ["t.py"]
@@ -179,7 +185,7 @@ def test_fix_interrupted_mid_write_keeps_the_original(
 
     monkeypatch.setattr(os, where, interrupt)
     with pytest.raises(KeyboardInterrupt):
-        main(["check", "-j", "1", "--fix", "t.py"])
+        main(["check", "-j", "1", "--fix", "--unsafe-fixes", "t.py"])
     assert path.read_text() == GG103
     assert sorted(p.name for p in in_tmp.iterdir()) == ["t.py"]
 
@@ -188,7 +194,7 @@ def test_fix_keeps_permissions(in_tmp: Path, capsys: pytest.CaptureFixture[str])
     path = in_tmp / "t.py"
     path.write_text(GG103)
     path.chmod(0o640)
-    assert run(capsys, "--fix", "t.py")[0] == 0
+    assert run(capsys, "--fix", "--unsafe-fixes", "t.py")[0] == 0
     assert FIXED_LINE in path.read_text() and path.stat().st_mode & 0o777 == 0o640
 
 
@@ -197,7 +203,7 @@ def test_fix_touches_only_the_file_given(in_tmp: Path, capsys: pytest.CaptureFix
         (in_tmp / name).write_text(GG103 if name.endswith(".py") else json.dumps({"cells": []}))
         os.utime(in_tmp / name, ns=(1_000_000_000, 1_000_000_000))
     neighbours = {name: _stamp(in_tmp / name) for name in ("b.py", "c.ipynb")}
-    assert run(capsys, "--fix", "a.py")[0] == 0
+    assert run(capsys, "--fix", "--unsafe-fixes", "a.py")[0] == 0
     assert FIXED_LINE in (in_tmp / "a.py").read_text()
     assert {name: _stamp(in_tmp / name) for name in neighbours} == neighbours
     assert sorted(p.name for p in in_tmp.iterdir()) == ["a.py", "b.py", "c.ipynb"]
@@ -207,7 +213,7 @@ def test_diff_and_check_write_nothing(in_tmp: Path, capsys: pytest.CaptureFixtur
     path = in_tmp / "t.py"
     path.write_text(GG103)
     before = _stamp(path)
-    assert run(capsys, "--diff", "t.py")[0] == 1
+    assert run(capsys, "--diff", "--unsafe-fixes", "t.py")[0] == 1
     assert run(capsys, "t.py")[0] == 1
     assert _stamp(path) == before
 
@@ -234,7 +240,7 @@ def test_fix_never_writes_through_links_out_of_a_folder(
     monkeypatch.chdir(project)
     victims = {p: _stamp(p) for p in (outside / "victim.py", outside / "pkg" / "deep.py")}
 
-    code, out, err = run(capsys, "--fix", ".")
+    code, out, err = run(capsys, "--fix", "--unsafe-fixes", ".")
     assert FIXED_LINE in (project / "own.py").read_text()
     assert {p: _stamp(p) for p in victims} == victims
     assert (project / "link.py").is_symlink() and (project / "linked_dir").is_symlink()
@@ -253,12 +259,12 @@ def test_fix_of_a_named_link_rewrites_its_target_and_keeps_the_link(
     (project / "src" / "real.py").write_text(GG103)
     (project / "alias.py").symlink_to(project / "src" / "real.py")
     monkeypatch.chdir(project)
-    assert run(capsys, "--fix", "alias.py")[0] == 0
+    assert run(capsys, "--fix", "--unsafe-fixes", "alias.py")[0] == 0
     assert (project / "alias.py").is_symlink()
     assert FIXED_LINE in (project / "src" / "real.py").read_text()
     # Inside a folder that holds its target too, a link is fine to follow.
     (project / "src" / "real.py").write_text(GG103)
-    assert run(capsys, "--fix", ".")[0] == 0
+    assert run(capsys, "--fix", "--unsafe-fixes", ".")[0] == 0
     assert (project / "alias.py").is_symlink() and FIXED_LINE in (project / "src" / "real.py").read_text()
 
 
@@ -270,6 +276,6 @@ def test_fix_from_standard_input_writes_no_file(
     (in_tmp / "t.py").write_text(GG103)
     before = _stamp(in_tmp / "t.py")
     monkeypatch.setattr(sys, "stdin", io.StringIO(GG103))
-    code, out, _ = run(capsys, "--fix", "--stdin-filename", "t.py")
+    code, out, _ = run(capsys, "--fix", "--unsafe-fixes", "--stdin-filename", "t.py")
     assert code == 0 and FIXED_LINE in out
     assert _stamp(in_tmp / "t.py") == before and sorted(p.name for p in in_tmp.iterdir()) == ["t.py"]

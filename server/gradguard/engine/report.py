@@ -243,9 +243,10 @@ class Reporter:
     def fix(self, code: str, fix_id: str, kind: str, **params: Any) -> FixRef:
         rule = _rule(code)
         title, tradeoff = (rule.fixes.get(fix_id) if rule is not None else None) or (fix_id, "")
-        return FixRef(
-            kind, title, tradeoff, {k: (v.to_json() if isinstance(v, Span) else v) for k, v in params.items()}
-        )
+        # A fix the rule does not classify is never applied unasked.
+        applicability = (rule.safety.get(fix_id) if rule is not None else None) or ("unsafe", "")
+        json_params = {k: (v.to_json() if isinstance(v, Span) else v) for k, v in params.items()}
+        return FixRef(kind, title, tradeoff, json_params, applicability[0])
 
     def same_block(self, a: ast.stmt, b: ast.stmt) -> bool:
         block = self.blocks.get(id(a))
@@ -983,14 +984,16 @@ class Reporter:
         fixes = []
         if not value.is_tensor:
             pass  # a record holding graphs: which of its fields to detach is the user's call
-        elif value.shape == ():
-            fixes.append(
-                self.fix("GG301", "use-item", "append", expr=self.span(value_node), suffix=".item()")
-            )
         else:
+            # The detached tensor keeps the accumulator's type and value (safe); a Python number
+            # (`.item()`, scalars only) is the common idiom but changes its type.
             fixes.append(
-                self.fix("GG301", "use-item", "append", expr=self.span(value_node), suffix=".detach()")
+                self.fix("GG301", "use-detach", "append", expr=self.span(value_node), suffix=".detach()")
             )
+            if value.shape == ():
+                fixes.append(
+                    self.fix("GG301", "use-item", "append", expr=self.span(value_node), suffix=".item()")
+                )
         rule = _rule("GG301")
         text = self.text(value_node)
         atom = (

@@ -164,7 +164,7 @@ def compute(source: str, ref: FixRef) -> Fix | None:
         return None
     if bom:
         edits = tuple(_shift_first_line(edit) for edit in edits)
-    return Fix(ref.title, ref.tradeoff, edits)
+    return Fix(ref.title, ref.tradeoff, edits, applicability=ref.applicability)
 
 
 def _shift_first_line(edit: TextEdit) -> TextEdit:

@@ -62,8 +62,8 @@ def code_actions(
     current: Any = None,
 ) -> list[types.CodeAction]:
     """Unresolved actions for the diagnostics in ``context``; ``fixable``: the document has at least
-    one finding with a fix (for fix-all); ``current``: the document's version token now (diagnostics
-    of another version get no action)."""
+    one finding whose preferred fix is safe (fix-all applies those only); ``current``: the
+    document's version token now (diagnostics of another version get no action)."""
     only = context.only
     actions: list[types.CodeAction] = []
     quick = wanted(types.CodeActionKind.QuickFix, only)
@@ -82,6 +82,9 @@ def code_actions(
         if editor.fix_violation:
             for rank, ref in enumerate(data.get("fixes") or []):
                 title = f"gradguard ({code}): {ref.get('title', 'Fix')}"
+                if ref.get("applicability") != "safe":
+                    # Changes what is computed or what trains: the hover gives the trade-off.
+                    title += " (unsafe)"
                 actions.append(
                     types.CodeAction(
                         title=title,
@@ -105,7 +108,7 @@ def code_actions(
         if editor.fix_all and fixable and only and any(wanted(kind, [item]) for item in only):
             actions.append(
                 types.CodeAction(
-                    title="gradguard: Fix all auto-fixable problems",
+                    title="gradguard: Fix all auto-fixable problems (safe fixes)",
                     kind=kind,
                     data={"uri": uri, "key": key, "action": "fixAll"},
                 )

@@ -71,7 +71,9 @@ def finding_markdown(finding: Finding, result: Result, uri: str) -> str:
         lines = []
         for rank, ref in enumerate(finding.fixes, 1):
             preferred = " *(preferred)*" if rank == 1 else ""
-            lines.append(f"{rank}. **{ref.title}**{preferred}: {ref.tradeoff}")
+            # Unsafe fixes change what is computed or what trains: fix-all leaves them to the user.
+            unsafe = "" if ref.applicability == "safe" else " *(unsafe)*"
+            lines.append(f"{rank}. **{ref.title}**{preferred}{unsafe}: {ref.tradeoff}")
         parts.append("**Fixes**\n\n" + "\n".join(lines))
     else:
         parts.append("**Fixes**: no automatic fix; see the rule's page.")

@@ -30,6 +30,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from .. import __version__
+from ..api import applies
 from ..config import ConfigError, Resolver
 from ..settings import Settings
 from . import actions, documents
@@ -881,7 +882,8 @@ async def code_action(ls: GradguardServer, params: types.CodeActionParams) -> li
     if key is None:
         return None
     result = ls.results.get(key)
-    fixable = result is not None and any(finding.fixes for finding in result.findings)
+    # Fix-all applies safe fixes only (as `gradguard check --fix`): offer it when one will apply.
+    fixable = result is not None and any(f.fixes and applies(f.fixes[0]) for f in result.findings)
     current = documents.token_of(ls.workspace, key)
     found = actions.code_actions(uri, params.context, ls.editor, fixable, key, current)
     if not ls.resolves_edits:

@@ -22,7 +22,7 @@ class EditRecord:
 class FixRecord:
     title: str
     edits: tuple[EditRecord, ...]
-    applicability: str = "safe"
+    applicability: str = "unsafe"  # "safe", "unsafe" or "display", as ruff's JSON says it
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +52,10 @@ class Diagnostic:
     noqa_row: int | None = None
     related: tuple[RelatedRecord, ...] = ()
     chain: str = ""
-    # Has a preferred fix: ``fix`` when the edits were computed, else the engine offered one.
+    # Has a preferred fix that this run's --fix applies: ``fix`` when the edits were computed,
+    # else the engine offered one. ``unsafe_fixable``: one that --unsafe-fixes would apply.
     fixable: bool = False
+    unsafe_fixable: bool = False
     # For notebooks: the place in the .ipynb file as stored (its JSON text), 1-based, for the formats
     # that code-scanning services show on the file itself (SARIF, GitHub annotations).
     file_location: Location | None = None

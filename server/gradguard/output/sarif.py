@@ -91,6 +91,8 @@ def render_sarif(diagnostics: Sequence[Diagnostic]) -> str:
             result["fixes"] = [
                 {
                     "description": {"text": d.fix.title},
+                    # safe: removes the bug only; unsafe: changes what is computed or trains.
+                    "properties": {"applicability": d.fix.applicability},
                     "artifactChanges": [
                         {
                             "artifactLocation": {"uri": _uri(d.path)},

@@ -44,17 +44,29 @@ def summary(
     fixed: int = 0,
     unreadable: int = 0,
     missing: int = 0,
+    hidden: int = 0,
+    unsafe: bool = False,
 ) -> str:
     """The closing lines: what was found by severity, what can be or was fixed, and what could not
-    be checked. "All checks passed!" only when every path given was checked and nothing was found."""
+    be checked. "All checks passed!" only when every path given was checked and nothing was found.
+    ``hidden``: findings whose fix only ``--unsafe-fixes`` applies (``unsafe``: it was given)."""
     remaining = len(diagnostics)
     lines = []
+    option = "`--fix --unsafe-fixes`" if unsafe else "`--fix`"
+    more = f"{hidden} more with `--unsafe-fixes`" if hidden else ""
     if fixed:
         left = f": {breakdown(diagnostics)}" if remaining else ""
         total = _count(remaining + fixed, "finding", "findings")
         lines.append(f"Found {total} ({fixed} fixed, {remaining} remaining{left}).")
+        if more:
+            lines.append(
+                f"{_count(hidden, 'more fix is', 'more fixes are')} unsafe; `--unsafe-fixes` applies them."
+            )
     elif remaining:
-        tail = f" ({fixable} fixable with `--fix`)" if fixable else ""
+        counts = [f"{fixable} fixable with {option}"] if fixable else []
+        if hidden:
+            counts.append(more if fixable else f"{hidden} fixable with `--fix --unsafe-fixes`")
+        tail = f" ({'; '.join(counts)})" if counts else ""
         lines.append(f"Found {breakdown(diagnostics)}{tail}.")
     if unreadable:
         lines.append(f"{_count(unreadable, 'file', 'files')} could not be checked.")

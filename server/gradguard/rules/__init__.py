@@ -106,6 +106,23 @@ def _outcome(code: str, example: Invalid) -> str:
     return f"Runs without an error, but afterwards `{example.effect}` is true; {where}"
 
 
+_APPLIED_BY = {
+    "safe": "safe: `--fix`, fix-all",
+    "unsafe": "unsafe: `--unsafe-fixes`, the editor's quick fix",
+    "display": "shown only",
+}
+
+
+def _fix_table(rule: Rule) -> str:
+    """Which fixes gradguard applies unasked, and why (from the rule's ``safety`` table)."""
+    rows = ["## Automatic fixes", "", "| Fix | Applied by | Why |", "|---|---|---|"]
+    for fix_id, (title, _) in rule.fixes.items():
+        applicability, why = rule.safety.get(fix_id, ("unsafe", ""))
+        preferred = " (preferred)" if fix_id == next(iter(rule.fixes)) else ""
+        rows.append(f"| {title}{preferred} | {_APPLIED_BY[applicability]} | {why} |")
+    return "\n".join(rows)
+
+
 def render_doc(code: str) -> str:
     """The rule's documentation page, in Markdown."""
     rule = RULES[code]
@@ -115,8 +132,10 @@ def render_doc(code: str) -> str:
         rule.summary,
         f"Default severity: {severity_default(code)}.",
         _docstring(code),
-        "## Examples that get this finding",
     ]
+    if rule.fixes:
+        parts.append(_fix_table(rule))
+    parts.append("## Examples that get this finding")
     for i, bad in enumerate(invalid, 1):
         parts.append(f"### Invalid {i}")
         parts.append(f"```python\n{bad.source.rstrip()}\n```")

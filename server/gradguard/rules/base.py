@@ -31,6 +31,9 @@ class Invalid:
     effect: str | None = None
 
 
+SAFE, UNSAFE, DISPLAY = "safe", "unsafe", "display"
+
+
 @dataclass(frozen=True, slots=True)
 class Rule:
     code: str
@@ -42,6 +45,10 @@ class Rule:
     fixes: dict[str, tuple[str, str]] = field(default_factory=dict)
     # Other message templates for variants of the rule, by key.
     variants: dict[str, str] = field(default_factory=dict)
+    # fix kind -> (applicability, why), for every fix: SAFE fixes only remove the bug (`--fix` and
+    # fix-all apply them); UNSAFE ones change what is computed or what trains (shown in the
+    # editor, applied with `--unsafe-fixes`); DISPLAY ones are only shown.
+    safety: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @property
     def family(self) -> str:

@@ -61,7 +61,7 @@ gradients of both passes add up in `.grad` unless you clear them.
 
 from __future__ import annotations
 
-from .base import Invalid, Rule, Valid
+from .base import UNSAFE, Invalid, Rule, Valid
 
 RULE = Rule(
     code="GG101",
@@ -80,6 +80,19 @@ RULE = Rule(
             "Pass retain_graph=True to the earlier backward",
             "Every saved buffer stays alive until the graph is dropped (more peak memory), "
             "and both passes add into .grad.",
+        ),
+    },
+    safety={
+        "remove-second-backward": (
+            UNSAFE,
+            "The gradient the second pass would have added is gone: if it was meant, the model "
+            "now trains on half of it.",
+        ),
+        "retain-graph": (
+            UNSAFE,
+            "Both passes now run and both add into `.grad`; right only when two passes are really"
+            " wanted and no step changes the weights between them, and every saved tensor stays "
+            "in memory until the second.",
         ),
     },
 )

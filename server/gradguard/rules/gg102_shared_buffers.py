@@ -52,7 +52,7 @@ losses are gone, and the shared part is traversed twice.
 
 from __future__ import annotations
 
-from .base import Invalid, Rule, Valid
+from .base import UNSAFE, Invalid, Rule, Valid
 
 RULE = Rule(
     code="GG102",
@@ -80,6 +80,18 @@ RULE = Rule(
             "Pass retain_graph=True to the first backward",
             "The shared part's buffers stay in memory until both losses are dropped, "
             "and the shared part is traversed twice.",
+        ),
+    },
+    safety={
+        "sum-losses": (
+            UNSAFE,
+            "The summed backward gives the same gradients only if nothing between the two "
+            "backwards reads, clips or steps them; gradguard does not check that yet.",
+        ),
+        "retain-graph": (
+            UNSAFE,
+            "The shared part's saved tensors stay in memory until the second backward, and code "
+            "between the two passes sees partial gradients as before.",
         ),
     },
 )

@@ -64,7 +64,7 @@ five steps, and with fixed data every iteration gets exactly the same gradient.
 
 from __future__ import annotations
 
-from .base import Invalid, Rule, Valid
+from .base import UNSAFE, Invalid, Rule, Valid
 
 RULE = Rule(
     code="GG103",
@@ -80,6 +80,14 @@ RULE = Rule(
             "Move the computation into the loop",
             "The moved statements re-run every iteration (time), but each iteration gets a fresh "
             "graph built from the current parameters.",
+        ),
+    },
+    safety={
+        "move-into-loop": (
+            UNSAFE,
+            "The moved statements now run every iteration: the value follows the updated weights "
+            "(the intent), but anything random or read from data among them changes each time "
+            "too.",
         ),
     },
 )

@@ -63,7 +63,7 @@ computation has been modified by an inplace operation").
 
 from __future__ import annotations
 
-from .base import Invalid, Rule, Valid
+from .base import UNSAFE, Invalid, Rule, Valid
 
 RULE = Rule(
     code="GG104",
@@ -87,6 +87,13 @@ RULE = Rule(
             "Detach the carried state at the top of each iteration",
             "Gradients stop at the iteration boundary (truncated BPTT); memory and time per step "
             "stay constant.",
+        ),
+    },
+    safety={
+        "detach-carried": (
+            UNSAFE,
+            "Gradients stop at the iteration boundary (truncated backpropagation through time): "
+            "earlier iterations no longer receive gradient from later losses.",
         ),
     },
 )

@@ -62,7 +62,7 @@ that must be zeroed before the G step.
 
 from __future__ import annotations
 
-from .base import Invalid, Rule, Valid
+from .base import UNSAFE, Invalid, Rule, Valid
 
 RULE = Rule(
     code="GG105",
@@ -85,6 +85,14 @@ RULE = Rule(
             "Pass the detached fake batch to the discriminator step",
             "No downside: the D step must not update the generator, and it skips a useless "
             "backward through it.",
+        ),
+    },
+    safety={
+        "detach-fake": (
+            UNSAFE,
+            "The discriminator's loss no longer sends gradient into the generator. A standard "
+            "loop clears that gradient before the generator's step anyway, but a loop that does "
+            "not was training on it.",
         ),
     },
 )

@@ -64,7 +64,7 @@ import ast
 
 from ..findings import FixRef, Related
 from ..observations import Context, NoGraphBackward
-from .base import Invalid, Rule, Valid
+from .base import UNSAFE, Invalid, Rule, Valid
 
 RULE = Rule(
     code="GG106",
@@ -78,6 +78,13 @@ RULE = Rule(
         "remove-detach": (
             "Remove the .detach()/.item() that cut the graph",
             "The loss keeps its graph and trains the model; log a separate .item() copy if you need one.",
+        ),
+    },
+    safety={
+        "remove-detach": (
+            UNSAFE,
+            "The loss gets its graph back, so parameters that received no gradient start "
+            "training: the point of the fix, but it changes what trains.",
         ),
     },
     variants={

@@ -72,7 +72,7 @@ import ast
 
 from ..findings import Related
 from ..observations import Context, MultiviewInplace, SavedTensorChanged, SequentialHazard
-from .base import Invalid, Rule, Valid
+from .base import SAFE, Invalid, Rule, Valid
 
 RULE = Rule(
     code="GG107",
@@ -90,6 +90,17 @@ RULE = Rule(
         "drop-inplace": (
             "Drop inplace=True",
             "The activation allocates its own output tensor: a little more memory.",
+        ),
+    },
+    safety={
+        "out-of-place": (
+            SAFE,
+            "The same values are computed into a new tensor, so the tensor backward saved keeps "
+            "its values: only memory changes.",
+        ),
+        "drop-inplace": (
+            SAFE,
+            "The activation computes the same values into a new tensor: only memory changes.",
         ),
     },
     variants={

@@ -61,7 +61,7 @@ meant to be differentiable, operate out of place on a non-leaf copy instead.
 from __future__ import annotations
 
 from ..observations import Context, LeafInplace
-from .base import Invalid, Rule, Valid
+from .base import SAFE, Invalid, Rule, Valid
 
 RULE = Rule(
     code="GG108",
@@ -77,6 +77,13 @@ RULE = Rule(
             "Wrap the statement in `with torch.no_grad():`",
             "The change is not recorded, which is what updates and initialisation want; if it was "
             "meant to be differentiable, use an out-of-place op on a copy instead.",
+        ),
+    },
+    safety={
+        "wrap-no-grad": (
+            SAFE,
+            "The statement computes the same values; it is no longer recorded, which an update or"
+            " an initialisation of a parameter never wants to be (and the original line raised).",
         ),
     },
 )

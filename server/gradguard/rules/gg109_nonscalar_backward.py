@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from ..findings import FixRef
 from ..observations import Context, NonScalarBackward
-from .base import Invalid, Rule, Valid
+from .base import UNSAFE, Invalid, Rule, Valid
 
 RULE = Rule(
     code="GG109",
@@ -69,6 +69,18 @@ RULE = Rule(
         "sum": (
             "Reduce with .sum() before backward",
             "Gradients grow with the number of elements; the learning rate must follow the batch size.",
+        ),
+    },
+    safety={
+        "mean": (
+            UNSAFE,
+            "Picks the gradient's scale (the mean over the elements); choose `.sum()` if the loss"
+            " is meant to grow with the batch.",
+        ),
+        "sum": (
+            UNSAFE,
+            "Picks the gradient's scale (the sum over the elements): the learning rate must "
+            "follow the batch size.",
         ),
     },
 )

@@ -50,7 +50,7 @@ parameters the file freezes (then gradguard cannot prove they require grad).
 from __future__ import annotations
 
 from ..observations import Context, NumpyOnGrad
-from .base import Invalid, Rule, Valid
+from .base import SAFE, Invalid, Rule, Valid
 
 RULE = Rule(
     code="GG110",
@@ -64,6 +64,13 @@ RULE = Rule(
         "detach-numpy": (
             "Insert `.detach().cpu()` before `.numpy()`",
             "The array no longer tracks gradients; `.cpu()` makes it work for GPU tensors too (free on CPU).",
+        ),
+    },
+    safety={
+        "detach-numpy": (
+            SAFE,
+            "The array holds the same values; NumPy never carried gradients, so nothing that "
+            "trained changes.",
         ),
     },
 )

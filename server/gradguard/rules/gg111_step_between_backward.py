@@ -58,7 +58,7 @@ share no graph.
 
 from __future__ import annotations
 
-from .base import Invalid, Rule, Valid
+from .base import UNSAFE, Invalid, Rule, Valid
 
 RULE = Rule(
     code="GG111",
@@ -84,6 +84,18 @@ RULE = Rule(
             "Compute the loss after the step",
             "The loss is now computed from the stepped weights (the critic after its update), as a "
             "fresh forward would; its gradient still reaches the same parameters.",
+        ),
+    },
+    safety={
+        "step-after-backward": (
+            UNSAFE,
+            "Both losses' gradients now go into one update instead of two sequential ones: the "
+            "training changes.",
+        ),
+        "recompute-after-step": (
+            UNSAFE,
+            "The loss is computed from the stepped weights, so its value and gradient differ from"
+            " what the code computed before.",
         ),
     },
 )

@@ -47,7 +47,7 @@ from __future__ import annotations
 import ast
 
 from ..observations import Context, DiscardedDetach
-from .base import Invalid, Rule, Valid
+from .base import UNSAFE, Invalid, Rule, Valid
 
 RULE = Rule(
     code="GG112",
@@ -61,6 +61,13 @@ RULE = Rule(
         "assign-detach": (
             "Assign the result: `x = x.detach()`",
             "None; this is what the statement intended.",
+        ),
+    },
+    safety={
+        "assign-detach": (
+            UNSAFE,
+            "The name now holds a detached tensor: gradients stop there, which is what the "
+            "statement meant but changes what trains.",
         ),
     },
 )

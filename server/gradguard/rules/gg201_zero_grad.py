@@ -79,7 +79,7 @@ import ast
 
 from ..findings import Related
 from ..observations import Context, DiscardedGradients, InputGradRead
-from .base import Invalid, Rule, Valid
+from .base import UNSAFE, Invalid, Rule, Valid
 
 RULE = Rule(
     code="GG201",
@@ -107,6 +107,28 @@ RULE = Rule(
             "Move `zero_grad()` after the step",
             "Gradients now add up over the iterations between steps, as the step condition intends; "
             "scale the loss by the number of accumulated batches if you want their mean.",
+        ),
+    },
+    safety={
+        "zero-grad-before-backward": (
+            UNSAFE,
+            "Gradients no longer add up across iterations: what the step applies changes (the "
+            "bug, unless the accumulation was meant).",
+        ),
+        "move-zero-grad": (
+            UNSAFE,
+            "The step now applies this iteration's gradients instead of none: the training "
+            "changes (the point of the fix).",
+        ),
+        "clear-input-grad": (
+            UNSAFE,
+            "The read sees this iteration's gradient instead of a running sum: what the code "
+            "computes from it changes.",
+        ),
+        "zero-after-step": (
+            UNSAFE,
+            "The step now applies the gradients instead of nothing: the training changes (the "
+            "point of the fix).",
         ),
     },
     variants={

@@ -44,7 +44,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..observations import Context, NoGraphBackward, PenaltyBackward
-from .base import Invalid, Rule, Valid
+from .base import UNSAFE, Invalid, Rule, Valid
 
 if TYPE_CHECKING:
     from ..engine.state import BackwardRun
@@ -69,6 +69,13 @@ RULE = Rule(
         "create-graph": (
             "Pass `create_graph=True`",
             "The penalty now trains, at roughly twice the memory and time of that backward pass.",
+        ),
+    },
+    safety={
+        "create-graph": (
+            UNSAFE,
+            "The penalty starts training the model (the point of the fix), and the first backward"
+            " keeps its graph: more memory and time.",
         ),
     },
 )

@@ -46,7 +46,7 @@ after `step()`), and on tensors that no operation saved.
 from __future__ import annotations
 
 from ..observations import Context, SavedTensorChanged
-from .base import Invalid, Rule, Valid
+from .base import UNSAFE, Invalid, Rule, Valid
 from .gg107_inplace_saved import report_changed_saved
 
 RULE = Rule(
@@ -62,6 +62,13 @@ RULE = Rule(
         "out-of-place": (
             "Use the out-of-place operation on the tensor itself",
             "One extra tensor of memory; the gradient now includes the operation.",
+        ),
+    },
+    safety={
+        "out-of-place": (
+            UNSAFE,
+            "The change is now recorded by autograd, so gradients flow through it: the computed "
+            "gradients change (they become right).",
         ),
     },
 )

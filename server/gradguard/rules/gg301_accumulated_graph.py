@@ -42,7 +42,7 @@ When the accumulated value is `.item()`, `.detach()`ed or computed under
 
 from __future__ import annotations
 
-from .base import Invalid, Rule, Valid
+from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
 RULE = Rule(
     code="GG301",
@@ -60,9 +60,25 @@ RULE = Rule(
         ),
     },
     fixes={
+        "use-detach": (
+            "Accumulate `.detach()`",
+            "The accumulator stays a tensor (on the GPU, if the loss is there) without the graphs.",
+        ),
         "use-item": (
             "Accumulate `.item()`",
-            "A device sync per call on GPU; accumulate `.detach()` to avoid it.",
+            "The accumulator becomes a Python number; a device sync per call on GPU.",
+        ),
+    },
+    safety={
+        "use-detach": (
+            SAFE,
+            "The accumulator stays a tensor with the same values; only the graph it kept alive is"
+            " dropped, and nothing backpropagates it.",
+        ),
+        "use-item": (
+            UNSAFE,
+            "The accumulator becomes a Python float: code that later calls tensor methods on it "
+            "(`.item()`, `.cpu()`) breaks, and each call syncs with the GPU.",
         ),
     },
 )

@@ -65,7 +65,7 @@ class, a gradient check), not a training loop.
 
 from __future__ import annotations
 
-from .base import Invalid, Rule, Valid
+from .base import UNSAFE, Invalid, Rule, Valid
 
 RULE = Rule(
     code="GG302",
@@ -84,6 +84,17 @@ RULE = Rule(
         "drop-retain-graph": (
             "Drop `retain_graph=True`",
             "Restores the original error, which points at the real bug.",
+        ),
+    },
+    safety={
+        "real-fix": (
+            UNSAFE,
+            "Fixes the reuse `retain_graph=True` hid (a fresh forward, or a detach) and drops it:"
+            " what trains changes.",
+        ),
+        "drop-retain-graph": (
+            UNSAFE,
+            "Without the real fix, the error `retain_graph=True` hid comes back.",
         ),
     },
 )
