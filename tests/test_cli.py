@@ -474,7 +474,8 @@ def test_unsafe_fixes_are_applied_only_when_asked(in_tmp: Path, capsys: pytest.C
     code, out, _ = run(capsys, "check", "--fix", "t.py")
     assert code == 1 and target.read_text() == source.replace("gg103", "gg103_ok")
     assert out.endswith(
-        "Found 2 findings (1 fixed, 1 remaining: 1 warning).\n1 more fix is unsafe; `--unsafe-fixes` applies them.\n"
+        "Found 2 findings (1 fixed, 1 remaining: 1 warning).\n"
+        "1 more fix is unsafe: `--unsafe-fixes` applies it.\n"
     )
     code, out, _ = run(capsys, "check", "--fix", "--unsafe-fixes", "t.py")
     assert code == 0 and target.read_text() == source.replace("gg103", "gg103_ok").replace(

@@ -59,9 +59,9 @@ def summary(
         total = _count(remaining + fixed, "finding", "findings")
         lines.append(f"Found {total} ({fixed} fixed, {remaining} remaining{left}).")
         if more:
-            lines.append(
-                f"{_count(hidden, 'more fix is', 'more fixes are')} unsafe; `--unsafe-fixes` applies them."
-            )
+            them = "it" if hidden == 1 else "them"
+            unsafe_fixes = _count(hidden, "more fix is", "more fixes are")
+            lines.append(f"{unsafe_fixes} unsafe: `--unsafe-fixes` applies {them}.")
     elif remaining:
         counts = [f"{fixable} fixable with {option}"] if fixable else []
         if hidden:
