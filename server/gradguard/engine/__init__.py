@@ -31,26 +31,34 @@ _COMPOUND = (
 )
 
 
-def _annotate_blocks(body: list[ast.stmt], blocks: dict[int, list[ast.stmt]]) -> None:
-    """Map every statement to its enclosing statement list (used to place fixes).
+def _annotate_blocks(
+    body: list[ast.stmt],
+    blocks: dict[int, list[ast.stmt]],
+    scopes: dict[int, int],
+    scope: int = 0,
+) -> None:
+    """Map every statement to its enclosing statement list and to the id of its function (0 for
+    module code): fixes are placed by the first and kept inside the second.
 
     Kept beside the tree, not on its nodes: a node pointing at the list that holds it is a
     reference cycle, and would leave the whole AST to the cyclic garbage collector."""
     for stmt in body:
         blocks[id(stmt)] = body
+        scopes[id(stmt)] = scope
         if not isinstance(stmt, _COMPOUND):
             continue
+        inside = id(stmt) if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) else scope
         for inner in (
             getattr(stmt, "body", None),
             getattr(stmt, "orelse", None),
             getattr(stmt, "finalbody", None),
         ):
             if inner and isinstance(inner, list) and isinstance(inner[0], ast.stmt):
-                _annotate_blocks(inner, blocks)
+                _annotate_blocks(inner, blocks, scopes, inside)
         for handler in getattr(stmt, "handlers", ()) or ():
-            _annotate_blocks(handler.body, blocks)
+            _annotate_blocks(handler.body, blocks, scopes, inside)
         for case in getattr(stmt, "cases", ()) or ():
-            _annotate_blocks(case.body, blocks)
+            _annotate_blocks(case.body, blocks, scopes, inside)
 
 
 class Analysis:
@@ -139,7 +147,7 @@ def analyze_tree(tree: ast.Module, source: str) -> Analysis:
     limit = sys.getrecursionlimit()
     try:
         sys.setrecursionlimit(max(limit, 4000))
-        _annotate_blocks(tree.body, reporter.blocks)
+        _annotate_blocks(tree.body, reporter.blocks, reporter.scopes)
         Interpreter(tree, reporter).run()
     except RecursionError:
         return Analysis(reporter.results())

@@ -56,6 +56,18 @@ class BackwardInfo:
 _CHECKS = checks()
 
 
+def _discards_detach_of(node: ast.AST, names: list[str]) -> bool:
+    """Is ``node`` a statement `x.detach()` whose result is thrown away, for one of ``names``?"""
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Attribute)
+        and node.value.func.attr == "detach"
+        and isinstance(node.value.func.value, ast.Name)
+        and node.value.func.value.id in names
+    )
+
+
 def _rule(code: str) -> Any:
     return RULES.get(code)
 
@@ -72,6 +84,7 @@ class Reporter:
         self.checks: dict[type, list[Check]] = _CHECKS
         self.backward_runs: list[BackwardRun] = []
         self.blocks: dict[int, list[ast.stmt]] = {}  # id(statement) -> the list that holds it
+        self.scopes: dict[int, int] = {}  # id(statement) -> id of its function (0: module code)
         # Heap cell ("@3.hidden") -> the statement that last wrote a graph into it (the cause of GG104).
         self.cell_writes: dict[str, ast.stmt] = {}
         self.cell_names: dict[str, str] = {}  # heap cell -> how the code names it (`self.hidden`)
@@ -247,6 +260,16 @@ class Reporter:
         applicability = (rule.safety.get(fix_id) if rule is not None else None) or ("unsafe", "")
         json_params = {k: (v.to_json() if isinstance(v, Span) else v) for k, v in params.items()}
         return FixRef(kind, title, tradeoff, json_params, applicability[0])
+
+    def same_scope(self, a: ast.stmt | None, b: ast.stmt | None) -> bool:
+        """Are both statements in the same function (or both module code)? A fix made for one
+        finding stays there: an edit inside a helper would change every caller of it."""
+        return (
+            a is not None
+            and b is not None
+            and id(a) in self.scopes
+            and self.scopes.get(id(a)) == self.scopes.get(id(b))
+        )
 
     def same_block(self, a: ast.stmt, b: ast.stmt) -> bool:
         block = self.blocks.get(id(a))
@@ -454,11 +477,19 @@ class Reporter:
         ]
         fixes: list[FixRef] = []
         if same:
-            if isinstance(run.stmt, ast.Expr) and run.stmt.value is run.call:
+            # Removing the second backward keeps training only if the first runs before it every
+            # time (same block); both fixes stay in the function of the finding.
+            if (
+                isinstance(run.stmt, ast.Expr)
+                and run.stmt.value is run.call
+                and first.stmt is not None
+                and self.same_block(first.stmt, run.stmt)
+            ):
                 fixes.append(
                     self.fix("GG101", "remove-second-backward", "remove-stmt", stmt=self.span(run.stmt))
                 )
-            fixes.append(self.retain_fix("GG101", first))
+            if self.same_scope(first.stmt, run.stmt):
+                fixes.append(self.retain_fix("GG101", first))
             self.add(
                 "GG101", run.call, {"loss": loss, "first_line": first.call.lineno}, related, fixes, chain
             )
@@ -495,7 +526,8 @@ class Reporter:
                     ],
                 )
             )
-        fixes.append(self.retain_fix("GG102", first))
+        if self.same_scope(first.stmt, run.stmt):
+            fixes.append(self.retain_fix("GG102", first))
         # The shared part by the name the code gives it (`h` of `h = torch.relu(encoder(x))`).
         holder = self.holder(site, avoid=(loss, other))
         self.add(
@@ -747,9 +779,12 @@ class Reporter:
         carried = names[0]
         read = self.first_read(loop.node, carried)
         text = self.detach_all(names, loop)
+        # `h.detach()` thrown away in this loop (GG112): assigning it is the repair, so a second
+        # `h = h.detach()` at the loop's top would only repeat it once both fixes are applied.
+        tried = any(_discards_detach_of(stmt, names) for stmt in ast.walk(loop.node))
         fixes = (
             [self.fix("GG104", "detach-carried", "insert-loop-top", loop=self.span(loop.node), text=text)]
-            if text
+            if text and not tried
             else []
         )
         related = [
