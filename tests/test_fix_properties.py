@@ -5,6 +5,7 @@ code) that holds its finding, and no repair is written twice."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,43 @@ def test_a_repair_is_not_written_twice() -> None:
     assert applied == 1 and fixed.count("h = h.detach()") == 1
     assert fixed == source.replace("    h.detach()\n", "    h = h.detach()\n")
     assert [f.code for f in check_source(fixed, "gg112.py")] == []
+
+
+def _example_fixes() -> list[object]:
+    from gradguard.rules import RULES, examples
+
+    cases = []
+    for code in RULES:
+        for index, example in enumerate(examples(code)[1]):
+            cases.append(pytest.param(code, example.source, id=f"{code}-{index}"))
+    return cases
+
+
+@pytest.mark.parametrize("code, source", _example_fixes())
+def test_each_fix_does_what_its_title_says(code: str, source: str) -> None:
+    """A title that quotes code (`.detach().cpu()`, `create_graph=True`) names what the fixed lines
+    hold: one fix's title said `.item()` while its edit inserted `.detach()`."""
+    from gradguard.fixes import apply_edits
+
+    for finding in (f for f in check_source(source, "x.py") if f.code == code):
+        for ref in finding.fixes:
+            fix = compute_fix(source, ref)
+            assert fix is not None, f"{ref.title}: no edit"
+            new_source = apply_edits(source, list(fix.edits))
+            # "Drop `inplace=True`", "drop `retain_graph=True`": what the fix removes.
+            dropped = re.findall(r"(?:[Dd]rop|[Rr]emove) `([^`]+)`", ref.title)
+            for snippet in dropped:
+                assert new_source.count(snippet) < source.count(snippet), f"{ref.title!r} kept {snippet}"
+            quoted = [q.lstrip(".") for q in re.findall(r"`([^`]+)`", ref.title) if q not in dropped]
+            if not quoted or not any(edit.new_text.strip() for edit in fix.edits):
+                continue
+            fixed = new_source.split("\n")
+            # The lines the fix wrote, in the new text.
+            written: list[str] = []
+            shift = 0
+            for edit in sorted(fix.edits, key=lambda e: (e.span.line, e.span.col)):
+                start = edit.span.line - 1 + shift
+                count = edit.new_text.count("\n") + 1
+                written += fixed[start : start + count]
+                shift += edit.new_text.count("\n") - (edit.span.end_line - edit.span.line)
+            assert any(q in "\n".join(written) for q in quoted), f"{ref.title!r} wrote {written}"

@@ -204,7 +204,7 @@ DOCUMENTED_FIELDS: dict[str, dict[str, set[str]]] = {
 }
 
 DOCUMENTED_FIXES: dict[str, set[str]] = {
-    "GG110": {"detach-numpy"},
+    "GG110": {"detach-numpy", "pass-array"},
     "GG111": {"step-after-backward", "recompute-after-step"},
     "GG112": {"assign-detach"},
     "GG201": {"zero-grad-before-backward", "move-zero-grad", "clear-input-grad", "zero-after-step"},

@@ -65,12 +65,22 @@ RULE = Rule(
             "Insert `.detach().cpu()` before `.numpy()`",
             "The array no longer tracks gradients; `.cpu()` makes it work for GPU tensors too (free on CPU).",
         ),
+        "pass-array": (
+            "Pass `.detach().cpu().numpy()` to the NumPy function",
+            "NumPy gets an array of the same values instead of the tensor; `.cpu()` makes it work for "
+            "GPU tensors too.",
+        ),
     },
     safety={
         "detach-numpy": (
             SAFE,
             "The array holds the same values; NumPy never carried gradients, so nothing that "
             "trained changes.",
+        ),
+        "pass-array": (
+            SAFE,
+            "NumPy converted the tensor to the same array before; it never carried gradients, so "
+            "nothing that trained changes.",
         ),
     },
 )
@@ -229,8 +239,12 @@ env_action = np.clip(action, -1.0, 1.0)
 
 
 def check_numpy(ctx: Context, seen: NumpyOnGrad) -> None:
-    suffix = ".detach().cpu()" if not seen.array_call else ".detach().cpu().numpy()"
-    fixes = [ctx.fix("GG110", "detach-numpy", "append", expr=ctx.span(seen.recv), suffix=suffix)]
+    # `t.numpy()` gets `.detach().cpu()` inserted; a NumPy function given the tensor (`np.clip(t)`)
+    # gets the array itself, under a title that says so.
+    suffix, fix_id = (
+        (".detach().cpu().numpy()", "pass-array") if seen.array_call else (".detach().cpu()", "detach-numpy")
+    )
+    fixes = [ctx.fix("GG110", fix_id, "append", expr=ctx.span(seen.recv), suffix=suffix)]
     ctx.add("GG110", seen.call, {"name": ctx.text(seen.recv)}, [], fixes)
 
 

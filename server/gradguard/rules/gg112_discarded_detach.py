@@ -59,8 +59,8 @@ RULE = Rule(
     ),
     fixes={
         "assign-detach": (
-            "Assign the result: `x = x.detach()`",
-            "None; this is what the statement intended.",
+            "Assign the detached tensor back to its name",
+            "What the statement meant: gradients stop at this point from now on.",
         ),
     },
     safety={
