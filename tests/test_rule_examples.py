@@ -189,7 +189,7 @@ DOCUMENTED_FIELDS: dict[str, dict[str, set[str]]] = {
         "": {"optimizer", "first_line", "second_line"},
         "built-before": {"optimizer", "loss", "saved_line", "second_line"},
     },
-    "GG112": {"": {"name"}},
+    "GG112": {"": {"name"}, "elsewhere": {"name"}},
     "GG201": {
         "": {"optimizer", "step_line"},
         "flow": {"optimizer", "step_line"},

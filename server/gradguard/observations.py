@@ -118,10 +118,12 @@ class NumpyOnGrad:
 
 @dataclass(frozen=True, slots=True)
 class DiscardedDetach:
-    """``x.detach()`` as a statement on its own, ``x`` a tensor."""
+    """``x.detach()`` as a statement on its own, ``x`` a tensor. ``carried``: ``x`` is a name an
+    enclosing loop reads before it writes it (state carried into the next iteration)."""
 
     stmt: ast.Expr
     call: ast.Call
+    carried: bool = False
 
 
 @dataclass(frozen=True, slots=True)

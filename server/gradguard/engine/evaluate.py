@@ -1332,7 +1332,15 @@ class Evaluator:
         if name == "detach":
             stmt = self.stmt_stack[-1] if self.stmt_stack else None
             if isinstance(stmt, ast.Expr) and stmt.value is node and not node.args and not node.keywords:
-                self.rep.publish(obs.DiscardedDetach(stmt, node))  # `h.detach()` alone changes nothing
+                # `h.detach()` alone changes nothing. Is `h` state a loop carries into its next
+                # iteration (read there before it is written)? Then `h = h.detach()` is the repair.
+                target = node.func.value if isinstance(node.func, ast.Attribute) else None
+                carried = isinstance(target, ast.Name) and any(
+                    self.rep.read_before_write(frame.node, target.id)
+                    and not _binds(getattr(frame.node, "target", None), target.id)  # `for h in ...`
+                    for frame in self.loops
+                )
+                self.rep.publish(obs.DiscardedDetach(stmt, node, carried))
             return Val(Grad.NONE, Ty.TENSOR, obj=recv.obj, shape=recv.shape, cause=("`.detach()`", node))
         if name == "detach_":
             if first_arg is not None:
@@ -2727,3 +2735,8 @@ def _on_path(site: Site, leaves: frozenset[object], memo: dict[int, bool]) -> bo
             break
     memo[key] = found
     return found
+
+
+def _binds(target: ast.AST | None, name: str) -> bool:
+    """Does a loop's target (``h`` of ``for h in hs``, or inside a tuple) bind ``name``?"""
+    return target is not None and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target))

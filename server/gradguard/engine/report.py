@@ -56,6 +56,12 @@ class BackwardInfo:
 _CHECKS = checks()
 
 
+# Between two backward passes: code that clears the gradients the first one made (so removing the
+# second leaves none), or an optimizer step (so retain_graph=True still meets changed weights).
+_CLEARS_GRADS = re.compile(r"\bzero_grad\s*\(|\.grad\s*=(?!=)")
+_STEPS = re.compile(r"\.step\s*\(")
+
+
 def _discards_detach_of(node: ast.AST, names: list[str]) -> bool:
     """Is ``node`` a statement `x.detach()` whose result is thrown away, for one of ``names``?"""
     return (
@@ -261,6 +267,14 @@ class Reporter:
         json_params = {k: (v.to_json() if isinstance(v, Span) else v) for k, v in params.items()}
         return FixRef(kind, title, tradeoff, json_params, applicability[0])
 
+    def between(self, a: ast.stmt | None, b: ast.stmt | None, pattern: re.Pattern[str]) -> bool:
+        """Does the code strictly between statements ``a`` and ``b`` (by lines) match ``pattern``?
+        Unknown positions count as a match: a fix is withheld rather than guessed."""
+        if a is None or b is None or getattr(a, "end_lineno", None) is None:
+            return True
+        lines = self.pos.lines[(a.end_lineno or a.lineno) : b.lineno - 1]
+        return bool(pattern.search("\n".join(lines)))
+
     def same_scope(self, a: ast.stmt | None, b: ast.stmt | None) -> bool:
         """Are both statements in the same function (or both module code)? A fix made for one
         finding stays there: an edit inside a helper would change every caller of it."""
@@ -284,11 +298,12 @@ class Reporter:
             return block
         return None
 
-    def recompute_fix(self, run: BackwardRun, dirt: Dirt) -> list[FixRef]:
+    def recompute_fix(self, run: BackwardRun, dirt: Dirt, site: Site) -> list[FixRef]:
         """Move the statement that built the late loss to just before its backward, so the loss is
         computed from the stepped weights: offered only when that statement and the backward share
-        a block with the step between them, and nothing in between reads the loss's name or
-        rebinds a name the statement reads."""
+        a block with the step between them, the statement itself saved what the step changed
+        (``site``: moving it alone recomputes that part), and nothing in between reads the loss's
+        name or rebinds a name the statement reads."""
         target, stmt, step = run.target, run.stmt, dirt.node
         if not isinstance(target, ast.Name) or stmt is None or not isinstance(step, ast.stmt):
             return []
@@ -309,6 +324,8 @@ class Reporter:
         )
         if build is None or not build < block.index(step) < at:
             return []
+        if all(block[build] is not t for t in site.stmts):
+            return []  # the stale part was computed by an earlier statement the move leaves behind
         reads = {
             n.id for n in ast.walk(block[build]) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
         }
@@ -483,12 +500,15 @@ class Reporter:
                 isinstance(run.stmt, ast.Expr)
                 and run.stmt.value is run.call
                 and first.stmt is not None
+                and first.kind == "backward"
+                and run.call is not first.call  # one statement run twice (a helper): both would go
                 and self.same_block(first.stmt, run.stmt)
+                and not self.between(first.stmt, run.stmt, _CLEARS_GRADS)
             ):
                 fixes.append(
                     self.fix("GG101", "remove-second-backward", "remove-stmt", stmt=self.span(run.stmt))
                 )
-            if self.same_scope(first.stmt, run.stmt):
+            if self.same_scope(first.stmt, run.stmt) and not self.between(first.stmt, run.stmt, _STEPS):
                 fixes.append(self.retain_fix("GG101", first))
             self.add(
                 "GG101", run.call, {"loss": loss, "first_line": first.call.lineno}, related, fixes, chain
@@ -497,6 +517,7 @@ class Reporter:
         root = run.val.root
         if (
             root is not None
+            and loss != other  # one name backpropagated per iteration: no sum to write
             and getattr(root, "seq", 0) < first.seq
             and isinstance(first.stmt, ast.Expr)
             and isinstance(run.stmt, ast.Expr)
@@ -526,7 +547,7 @@ class Reporter:
                     ],
                 )
             )
-        if self.same_scope(first.stmt, run.stmt):
+        if self.same_scope(first.stmt, run.stmt) and not self.between(first.stmt, run.stmt, _STEPS):
             fixes.append(self.retain_fix("GG102", first))
         # The shared part by the name the code gives it (`h` of `h = torch.relu(encoder(x))`).
         holder = self.holder(site, avoid=(loss, other))
@@ -719,6 +740,11 @@ class Reporter:
         for node in ast.walk(loop.node):
             if isinstance(node, ast.Name) and node.id in moved_names and isinstance(node.ctx, ast.Store):
                 return None
+        # A moved name read after the loop (a second loop over the same value) would hold the last
+        # iteration's graph there, or nothing: that use needs its own forward, so no move.
+        for after in block[last + 1 :]:
+            if any(isinstance(n, ast.Name) and n.id in moved_names for n in ast.walk(after)):
+                return None
         return {"stmts": [self.span(t).to_json() for t in stmts], "loop": self.span(loop.node).to_json()}
 
     def carried_names(self, site: Site, loop: LoopFrame) -> list[str]:
@@ -744,6 +770,10 @@ class Reporter:
         if val is None:
             return None
         init = loop.starts.get(1, {}).get(carried)
+        if init is None:
+            # Not bound when the loop starts (set inside it, `if i == 0: h = ...`): a detach at the
+            # loop's top would read it before it exists.
+            return None
         if val.ty is Ty.TENSOR:
             structure = "tensor"
         elif val.ty is Ty.TUPLE and val.elts and all(e.is_tensor for e in val.elts):
@@ -934,7 +964,7 @@ class Reporter:
                     # A graph built before the step and first backpropagated after it. No automatic
                     # fix: moving the step would let this loss's gradient into that optimizer's
                     # parameters (an actor loss training the critic); the forward must be redone.
-                    built_before(self.recompute_fix(run, dirt))
+                    built_before(self.recompute_fix(run, dirt, site))
                 return
             differing = _differing_loop(first.ipath, run.ipath)
             loop = next((f for f in loops if id(f.node) == differing), None)

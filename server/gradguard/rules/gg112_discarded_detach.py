@@ -57,6 +57,14 @@ RULE = Rule(
         "`{name}.detach()` returns a detached copy, which this line throws away, so `{name}` keeps "
         "its graph; write `{name} = {name}.detach()`"
     ),
+    variants={
+        # Not loop-carried state: assigning the detach may cut a gradient that should flow.
+        "elsewhere": (
+            "`{name}.detach()` returns a detached copy, which this line throws away, so `{name}` keeps "
+            "its graph; use `{name}.detach()` where the gradient must stop, or assign it back if no "
+            "loss should train through `{name}`"
+        ),
+    },
     fixes={
         "assign-detach": (
             "Assign the detached tensor back to its name",
@@ -155,30 +163,28 @@ for step in range(3):
         line=12,
         error="RuntimeError: Trying to backward through the graph a second time",
     ),
-    # A TD target that was meant to be a constant: the gradient silently
-    # includes the target's own dependence on the weights.
+    # An online agent's recurrent state, "detached" at the end of each step.
     Invalid(
         """\
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 torch.manual_seed(0)
-q_net = nn.Linear(4, 1)
-states = torch.randn(8, 4)
-next_states = torch.randn(8, 4)
-rewards = torch.randn(8, 1)
-q = q_net(states)
-target = rewards + 0.9 * q_net(next_states)
-target.detach()
-loss = F.mse_loss(q, target)
-loss.backward()
+cell = nn.GRUCell(3, 6)
+policy = nn.Linear(6, 2)
+opt = torch.optim.SGD(list(cell.parameters()) + list(policy.parameters()), lr=0.01)
+h = torch.zeros(1, 6)
+for t in range(4):
+    obs = torch.randn(1, 3)
+    h = cell(obs, h)
+    loss = -torch.log_softmax(policy(h), dim=-1)[0, 0]
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    h.detach()
 """,
-        line=12,
-        effect=(
-            "not torch.allclose(q_net.weight.grad, torch.autograd.grad("
-            "F.mse_loss(q_net(states), rewards + 0.9 * q_net(next_states).detach()), q_net.weight)[0])"
-        ),
+        line=16,
+        error="RuntimeError: Trying to backward through the graph a second time",
     ),
 ]
 
@@ -188,7 +194,11 @@ def check_discarded(ctx: Context, seen: DiscardedDetach) -> None:
     assert isinstance(func, ast.Attribute)
     target = ctx.text(func.value)
     fixes = []
-    if isinstance(func.value, (ast.Name, ast.Attribute)):
+    # Assigning the detach cuts every gradient that flows through the name from then on: the
+    # repair for state a loop carries (truncated backpropagation through time), but elsewhere it
+    # may cut the only path to a network that trains (a GAN's fake, an advantage shared with the
+    # critic's loss), so no fix is offered there.
+    if seen.carried:
         fixes.append(
             ctx.fix(
                 "GG112",
@@ -198,7 +208,7 @@ def check_discarded(ctx: Context, seen: DiscardedDetach) -> None:
                 text=f"{target} = {target}.detach()",
             )
         )
-    ctx.add("GG112", seen.stmt, {"name": target}, [], fixes)
+    ctx.add("GG112", seen.stmt, {"name": target}, [], fixes, variant=None if seen.carried else "elsewhere")
 
 
 CHECKS = {DiscardedDetach: check_discarded}
