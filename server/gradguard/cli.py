@@ -72,7 +72,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--format", choices=sorted(FORMATS), default="text", help="output format (default: text)"
     )
-    check.add_argument("--fix", action="store_true", help="apply the preferred fix of each finding, in place")
+    check.add_argument(
+        "--fix",
+        action="store_true",
+        help="apply the preferred fix of each finding, in place, when it is safe",
+    )
     check.add_argument(
         "--unsafe-fixes",
         action="store_true",
