@@ -116,7 +116,11 @@ export class Session {
   }
 
   env() {
-    return { ...process.env, XDG_DATA_HOME: path.join(this.root, "xdg-data"), XDG_CONFIG_HOME: path.join(this.root, "xdg-config") };
+    const env = { ...process.env, XDG_DATA_HOME: path.join(this.root, "xdg-data"), XDG_CONFIG_HOME: path.join(this.root, "xdg-config") };
+    // No package index and no local wheel folder: the extension's first start must install its server
+    // from the wheels inside the .vsix alone (pip fails here if it needs anything else).
+    for (const name of Object.keys(env)) if (name.startsWith("PIP_")) delete env[name];
+    return { ...env, PIP_NO_INDEX: "1", PIP_CONFIG_FILE: os.devnull, PIP_INDEX_URL: "http://127.0.0.1:9/simple" };
   }
 
   /** Starts code-server on a free loopback port and waits until it says it listens. */

@@ -108,6 +108,11 @@ describe("gradguard in VS Code (trusted workspace)", () => {
         30000,
       );
       await page.keyboard.press("Control+Shift+M"); // hide the panel again
+      // Installed offline: pip has no index here (see Session.env), only the wheels in the .vsix.
+      const installLog = session.extensionLog();
+      assert.match(installLog, /-m pip install .*--no-index --find-links \S*bundled\/wheels/);
+      assert.match(installLog, /Server environment ready/);
+      assert.doesNotMatch(installLog, /trying pip's index/);
     });
   });
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds dist/gradguard-<version>.vsix: the bundled client (client/out/extension.js), the gradguard
-# wheel and the pins of its dependencies (bundled/), packaged by @vscode/vsce. Offline once
-# node_modules is installed (`npm ci`): the wheel is built with --no-deps, and the pins are read
-# from the Python environment that runs this script (the one `make install` set up).
+# wheel, the pins of its dependencies and their wheels for this platform (bundled/), packaged by
+# @vscode/vsce. The wheel is built with --no-deps, the pins are read from the Python environment
+# that runs this script (the one `make install` set up), and the dependencies' wheels come from pip's
+# index (or its local wheel folders) once, here, so the extension needs no network.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -55,6 +56,27 @@ print("# Exact versions of gradguard's dependencies, used as pip constraints by 
 for key in sorted(pins):
     print(f"{key}=={pins[key]}")
 PY
+
+# The dependencies' wheels for this platform and every supported Python (3.10 to 3.13), so the
+# extension installs its server with no network (`pip install --no-index --find-links`). Another
+# platform's .vsix is built on that platform; where no wheel set is known, the extension falls back
+# to pip's index on first start.
+case "$(uname -s)-$(uname -m)" in
+    Linux-x86_64) platforms=(manylinux2014_x86_64 manylinux_2_17_x86_64 manylinux_2_28_x86_64) ;;
+    Linux-aarch64) platforms=(manylinux2014_aarch64 manylinux_2_17_aarch64 manylinux_2_28_aarch64) ;;
+    *) platforms=() ;;
+esac
+if ((${#platforms[@]})); then
+    platform_args=()
+    for tag in "${platforms[@]}"; do platform_args+=(--platform "$tag"); done
+    for py in 3.10 3.11 3.12 3.13; do
+        "$PYTHON" -m pip download --disable-pip-version-check -q --only-binary=:all: --implementation cp \
+            --python-version "$py" "${platform_args[@]}" -d bundled/wheels \
+            -r bundled/constraints.txt "tomli>=2.0" >&2
+    done
+else
+    echo "build_vsix: no bundled wheels for $(uname -s) $(uname -m): the extension will use pip's index" >&2
+fi
 
 out="dist/gradguard-$version.vsix"
 rm -f "$out"

@@ -1,6 +1,7 @@
 // The server's private environment: a venv in the extension's global storage, made with the chosen
 // interpreter on first start, with the gradguard wheel shipped in the .vsix (bundled/) and its
-// dependencies pinned by bundled/constraints.txt. One environment per wheel and interpreter; a
+// dependencies pinned by bundled/constraints.txt, installed from the wheels the .vsix carries
+// (bundled/wheels, no index: no network needed) or, where none fits, from pip's index. One environment per wheel and interpreter; a
 // finished one has a marker file, so an interrupted creation is redone, never used.
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
@@ -26,6 +27,8 @@ interface Bundle {
   wheel: string;
   version: string;
   constraints: string | undefined;
+  /** The dependencies' wheels for this platform, when the .vsix carries them (offline install). */
+  wheels: string | undefined;
   hash: string;
 }
 
@@ -50,7 +53,9 @@ function findBundle(extensionPath: string): Bundle {
   const hash = createHash("sha256");
   hash.update(fs.readFileSync(wheel));
   if (constraints !== undefined) hash.update(fs.readFileSync(constraints));
-  return { wheel, version, constraints, hash: hash.digest("hex").slice(0, 12) };
+  const wheelsDir = path.join(dir, "wheels");
+  const dependencies = fs.existsSync(wheelsDir) ? wheelsDir : undefined;
+  return { wheel, version, constraints, wheels: dependencies, hash: hash.digest("hex").slice(0, 12) };
 }
 
 function venvPython(dir: string): string {
@@ -162,19 +167,29 @@ export async function ensureEnvironment(
           throw new EnvironmentError(explainVenvFailure(interpreter, `${venv.stdout}\n${venv.stderr}\n${venv.error ?? ""}`));
         }
         progress.report({ message: "installing gradguard and its dependencies with pip" });
-        const pipArgs = ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--no-warn-script-location"];
-        if (bundle.constraints !== undefined) pipArgs.push("--constraint", bundle.constraints);
-        pipArgs.push(bundle.wheel);
-        log.info(`${python} ${pipArgs.join(" ")}`);
-        const pip = await run(python, pipArgs, {
-          timeoutMs: 900000,
-          env: pythonEnv({ PIP_NO_INPUT: "1" }),
-          onLine: (line) => {
-            log.info(`pip: ${line}`);
-            const collecting = /^(Collecting|Processing|Installing collected packages)\s+(.*)$/.exec(line.trim());
-            if (collecting !== null) progress.report({ message: `pip: ${collecting[1]} ${collecting[2].slice(0, 60)}` });
-          },
-        });
+        const install = async (offline: boolean) => {
+          const pipArgs = ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--no-warn-script-location"];
+          if (bundle.constraints !== undefined) pipArgs.push("--constraint", bundle.constraints);
+          // Offline: only the wheels shipped in the .vsix, never an index (a plane, a proxy, an air-gapped lab).
+          if (offline && bundle.wheels !== undefined) pipArgs.push("--no-index", "--find-links", bundle.wheels);
+          pipArgs.push(bundle.wheel);
+          log.info(`${python} ${pipArgs.join(" ")}`);
+          return run(python, pipArgs, {
+            timeoutMs: 900000,
+            env: pythonEnv({ PIP_NO_INPUT: "1" }),
+            onLine: (line) => {
+              log.info(`pip: ${line}`);
+              const collecting = /^(Collecting|Processing|Installing collected packages)\s+(.*)$/.exec(line.trim());
+              if (collecting !== null) progress.report({ message: `pip: ${collecting[1]} ${collecting[2].slice(0, 60)}` });
+            },
+          });
+        };
+        let pip = await install(true);
+        if (pip.code !== 0 && bundle.wheels !== undefined) {
+          // No shipped wheel fits this Python or platform: pip's index is the way left.
+          log.warn("The wheels shipped with the extension do not fit this Python; trying pip's index");
+          pip = await install(false);
+        }
         if (pip.code !== 0) {
           fs.rmSync(dir, { recursive: true, force: true });
           throw new EnvironmentError(explainPipFailure(`${pip.stdout}\n${pip.stderr}\n${pip.error ?? ""}`));
