@@ -318,6 +318,7 @@ describe("gradguard in VS Code (untrusted workspace)", { skip: SCREENSHOT_ONLY }
   const session = new Session("untrusted");
   let page;
   let marker;
+  let shadowMarker;
 
   before(async () => {
     marker = path.join(session.root, "workspace-interpreter-ran");
@@ -331,6 +332,14 @@ describe("gradguard in VS Code (untrusted workspace)", { skip: SCREENSHOT_ONLY }
       // A workspace that names its own "interpreter": running it would leave the marker file.
       { "gradguard.interpreter": ["/bin/sh", "-c", `touch '${marker}'; exec python3 "$@"`, "sh"] },
     );
+    // Modules that shadow what the extension runs (`python -m gradguard`, `-m venv`, `-c "import
+    // json"`): Python imports from its working folder first, so none may run in the workspace.
+    shadowMarker = path.join(session.root, "workspace-module-ran");
+    const touch = `import pathlib\npathlib.Path(${JSON.stringify(shadowMarker)}).touch()\n`;
+    fs.mkdirSync(path.join(session.workspace, "gradguard"), { recursive: true });
+    for (const file of ["gradguard/__init__.py", "gradguard/__main__.py", "json.py", "venv.py"]) {
+      fs.writeFileSync(path.join(session.workspace, file), touch);
+    }
     session.installExtension(vsixPath());
     await session.startServer();
     page = await session.openBrowser();
@@ -340,12 +349,13 @@ describe("gradguard in VS Code (untrusted workspace)", { skip: SCREENSHOT_ONLY }
     await session.stop();
   });
 
-  test("still lints, without running the workspace's interpreter", { timeout: 240000 }, async () => {
+  test("still lints, without running the workspace's interpreter or its modules", { timeout: 240000 }, async () => {
     await withScreenshot(session, "untrusted", async () => {
       await page.locator(".monaco-workbench", { hasText: "Restricted Mode" }).first().waitFor({ state: "visible", timeout: 60000 });
       await openFile(page, "graph_before_loop.py");
       await waitForSquiggles(page, [8], { timeoutMs: 180000 });
       assert.equal(fs.existsSync(marker), false, "the interpreter named by the untrusted workspace ran");
+      assert.equal(fs.existsSync(shadowMarker), false, "a module of the workspace ran in place of gradguard's");
       await session.screenshot("untrusted");
     });
   });

@@ -18,7 +18,8 @@ import {
 import { readClientSettings, RESTART_KEYS, SECTION, serverSection } from "./config";
 import { EnvironmentError, ensureEnvironment, ServerEnvironment } from "./environment";
 import { Log } from "./log";
-import { pythonEnv, run } from "./process";
+import * as fs from "node:fs";
+import { pythonEnv, run, setOwnFolder } from "./process";
 import { findInterpreter, Interpreter, InterpreterError, onPythonInterpreterChange } from "./python";
 
 const FIX_ALL_KIND = "source.fixAll.gradguard";
@@ -176,7 +177,8 @@ class Controller implements vscode.Disposable {
       command: environment.python,
       args: ["-m", "gradguard", "serve"],
       options: {
-        cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+        // Not the workspace: `-m` would import a `gradguard/` folder there instead of the server.
+        cwd: environment.dir,
         env: pythonEnv({ GRADGUARD_LOG_LEVEL: logLevel }),
       },
     };
@@ -323,6 +325,8 @@ async function fixAll(log: Log): Promise<void> {
 let controller: Controller | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  fs.mkdirSync(context.globalStorageUri.fsPath, { recursive: true });
+  setOwnFolder(context.globalStorageUri.fsPath);
   const log = new Log();
   const status = new Status();
   controller = new Controller(context, log, status);

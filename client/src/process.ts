@@ -16,6 +16,15 @@ export interface RunOptions {
   onLine?: (line: string) => void;
 }
 
+// Python puts the working folder first on sys.path for `-m` and `-c`: started in a workspace, a
+// `gradguard/`, `json.py` or `venv.py` there would run instead of ours. Every Python this extension
+// starts runs in a folder of its own (its global storage) unless told otherwise.
+let ownFolder: string | undefined;
+
+export function setOwnFolder(dir: string): void {
+  ownFolder = dir;
+}
+
 export function run(command: string, args: string[], options: RunOptions): Promise<RunResult> {
   return new Promise((resolve) => {
     let stdout = "";
@@ -31,7 +40,7 @@ export function run(command: string, args: string[], options: RunOptions): Promi
     let child;
     try {
       child = spawn(command, args, {
-        cwd: options.cwd,
+        cwd: options.cwd ?? ownFolder,
         env: options.env ?? process.env,
         stdio: ["ignore", "pipe", "pipe"],
         windowsHide: true,
