@@ -1337,7 +1337,10 @@ class Evaluator:
                 target = node.func.value if isinstance(node.func, ast.Attribute) else None
                 carried = isinstance(target, ast.Name) and any(
                     self.rep.read_before_write(frame.node, target.id)
-                    and not _binds(getattr(frame.node, "target", None), target.id)  # `for h in ...`
+                    and not (  # `for h in ...`: the loop itself binds h each time
+                        isinstance(frame.node, ast.For | ast.AsyncFor)
+                        and target.id in _target_names(frame.node.target)
+                    )
                     for frame in self.loops
                 )
                 self.rep.publish(obs.DiscardedDetach(stmt, node, carried))
@@ -2735,8 +2738,3 @@ def _on_path(site: Site, leaves: frozenset[object], memo: dict[int, bool]) -> bo
             break
     memo[key] = found
     return found
-
-
-def _binds(target: ast.AST | None, name: str) -> bool:
-    """Does a loop's target (``h`` of ``for h in hs``, or inside a tuple) bind ``name``?"""
-    return target is not None and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target))

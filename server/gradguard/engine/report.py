@@ -64,14 +64,10 @@ _STEPS = re.compile(r"\.step\s*\(")
 
 def _discards_detach_of(node: ast.AST, names: list[str]) -> bool:
     """Is ``node`` a statement `x.detach()` whose result is thrown away, for one of ``names``?"""
-    return (
-        isinstance(node, ast.Expr)
-        and isinstance(node.value, ast.Call)
-        and isinstance(node.value.func, ast.Attribute)
-        and node.value.func.attr == "detach"
-        and isinstance(node.value.func.value, ast.Name)
-        and node.value.func.value.id in names
-    )
+    if not _is_discarded_detach(node):
+        return False
+    receiver = node.value.func.value  # type: ignore[attr-defined]
+    return isinstance(receiver, ast.Name) and receiver.id in names
 
 
 def _rule(code: str) -> Any:
