@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -137,3 +138,12 @@ def test_retain_graph_for_two_passes_in_one_gan_iteration_is_not_flagged() -> No
     assert analyze(src) == []
     # Without retain_graph it does fail, and that is GG105.
     assert [f.code for f in analyze(src.replace("retain_graph=True", ""))] == ["GG105"]
+
+
+def test_carried_attribute_is_the_one_the_next_iteration_reads_first() -> None:
+    # An output stored on self and read later in the same forward was read in iteration 1 after it
+    # was written: it carries nothing. The state the next iteration reads first is hidden_2.
+    path = Path(__file__).parent / "corpus" / "lstm_module_keeps_outputs_on_self.py"
+    found = analyze(path.read_text(), str(path))
+    assert [(f.code, f.span.line) for f in found] == [("GG104", 20)]
+    assert "`self.hidden_2`" in found[0].message and "dec_out" not in found[0].message

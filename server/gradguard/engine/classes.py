@@ -14,6 +14,9 @@ class ClassInfo:
     # A @dataclass or NamedTuple record: its fields in order, with their default (None: required).
     fields: list[tuple[str, ast.expr | None]] = field(default_factory=list)
     properties: set[str] = field(default_factory=set)  # methods read as attributes (@property)
+    # A torch layer it extends (`class NoisyLinear(nn.Linear)`): it has that layer's `weight` and
+    # `bias` parameters, made by `super().__init__(...)`.
+    torch_base: str | None = None
 
 
 def record_fields(node: ast.ClassDef) -> list[tuple[str, ast.expr | None]]:
@@ -34,12 +37,60 @@ def record_fields(node: ast.ClassDef) -> list[tuple[str, ast.expr | None]]:
     return out
 
 
+def namedtuple_class(node: ast.Assign) -> ast.ClassDef | None:
+    """``Rec = namedtuple("Rec", ["a", "b"])`` (or ``"a b"``, ``"a, b"``) as the class it makes,
+    written as the equivalent ``class Rec(NamedTuple)`` with one field per name."""
+    call = node.value
+    if not (
+        len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(call, ast.Call)
+        and _base_name(call.func).split(".")[-1] == "namedtuple"
+        and len(call.args) >= 2
+        and isinstance(call.args[0], ast.Constant)
+        and call.args[0].value == node.targets[0].id
+    ):
+        return None
+    spec = call.args[1]
+    names: list[object]
+    if isinstance(spec, ast.Constant) and isinstance(spec.value, str):
+        names = list(spec.value.replace(",", " ").split())
+    elif isinstance(spec, (ast.List, ast.Tuple)) and all(isinstance(e, ast.Constant) for e in spec.elts):
+        names = [e.value for e in spec.elts]  # type: ignore[attr-defined]
+    else:
+        return None
+    if not names or not all(isinstance(n, str) and n.isidentifier() for n in names):
+        return None
+    fields: list[ast.stmt] = [
+        ast.copy_location(
+            ast.AnnAssign(ast.Name(str(n), ast.Store()), ast.Name("object", ast.Load()), None, 1), node
+        )
+        for n in names
+    ]
+    record = ast.ClassDef(
+        name=node.targets[0].id,
+        bases=[ast.Name("NamedTuple", ast.Load())],
+        keywords=[],
+        body=fields,
+        decorator_list=[],
+    )
+    return ast.fix_missing_locations(ast.copy_location(record, node))
+
+
 def _base_name(expr: ast.expr) -> str:
     if isinstance(expr, ast.Name):
         return expr.id
     if isinstance(expr, ast.Attribute):
         return _base_name(expr.value) + "." + expr.attr
     return ""
+
+
+def torch_layer_base(base: str, module_aliases: set[str], layers: frozenset[str]) -> str | None:
+    """The torch layer a class extends (`nn.Linear`, `torch.nn.Conv2d`), if it is one with parameters."""
+    parts = base.split(".")
+    if parts[-1] in layers and len(parts) > 1 and ".".join(parts[:-1]) in module_aliases:
+        return parts[-1]
+    return None
 
 
 def is_module_base(base: str, module_classes: set[str], module_aliases: set[str]) -> bool:

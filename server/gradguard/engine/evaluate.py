@@ -34,6 +34,7 @@ from .values import (
     Ty,
     Val,
     elements,
+    held_sites,
     join,
     remap_module,
 )
@@ -45,7 +46,7 @@ _OVERRIDES = ("backward", "step")  # a user module's own methods of these names 
 _BUILTIN_NAMES = frozenset(vars(builtins))
 # What cut the graph of a value computed with recording off; GG106 says "{cause} on line N cut it off".
 NO_GRAD_CAUSE = "computing it under `torch.no_grad()`"
-MAX_INLINE_DEPTH = 6
+MAX_INLINE_DEPTH = 10
 MAX_INLINES = 400
 
 
@@ -195,7 +196,38 @@ class Evaluator:
             val = self.st.env.get(key.id)
             if val is not None and val.lit is not None and isinstance(val.lit[0], (str, int)):
                 return ast.Constant(value=val.lit[0])
+        if (
+            isinstance(key, ast.UnaryOp)
+            and isinstance(key.op, ast.USub)
+            and isinstance(key.operand, ast.Constant)
+            and type(key.operand.value) is int
+        ):
+            return ast.Constant(value=-key.operand.value)  # `layers[-1]`
         return key
+
+    def default(self, node: ast.expr) -> Val:
+        """A parameter's default: a literal, or an imported function (`activation=torch.relu`),
+        which Python looked up once, where the function was defined."""
+        if isinstance(node, ast.Attribute):
+            qual = self.qual_of(node)
+            if qual is not None and qual.split(".")[0] in ("torch", "math", "numpy"):
+                return Val(Grad.NONE, Ty.QUAL, qual=qual)
+        return _default(node)
+
+    def slice_bounds(self, key: ast.Slice) -> tuple[int | None, int | None] | None:
+        """A slice with known integer bounds (or none) and no step: its bounds."""
+        if key.step is not None:
+            return None
+        out: list[int | None] = []
+        for end in (key.lower, key.upper):
+            if end is None:
+                out.append(None)
+                continue
+            known = self.key_node(end)
+            if not (isinstance(known, ast.Constant) and type(known.value) is int):
+                return None
+            out.append(known.value)
+        return out[0], out[1]
 
     def mode(self) -> GradMode:
         return self.st.mode if self.st is not None else GradMode.MAYBE
@@ -239,9 +271,18 @@ class Evaluator:
         starred = [isinstance(e, ast.Starred) for e in node.elts]
         if elts and all(starred) and all(v.ty is Ty.PARAMS for v in elts):
             return Val(Grad.NONE, Ty.PARAMS, info=tuple(m for v in elts for m in (v.info or ())))
-        if any(isinstance(e, ast.Starred) for e in node.elts):
-            return Val(Grad.NONE, Ty.TUPLE if isinstance(node, ast.Tuple) else Ty.LIST)
-        return Val(Grad.NONE, Ty.TUPLE if isinstance(node, ast.Tuple) else Ty.LIST, elts=elts)
+        ty = Ty.TUPLE if isinstance(node, ast.Tuple) else Ty.LIST
+        if any(starred):
+            spliced: list[Val] = []
+            for v, star in zip(elts, starred, strict=True):
+                if not star:
+                    spliced.append(v)
+                elif v.ty in (Ty.LIST, Ty.TUPLE) and v.elts is not None:
+                    spliced.extend(v.elts)  # `[obs_dim, *hidden, act_dim]` with `hidden` known
+                else:
+                    return Val(Grad.NONE, ty)
+            return Val(Grad.NONE, ty, elts=tuple(spliced))
+        return Val(Grad.NONE, ty, elts=elts)
 
     e_List = e_Tuple
 
@@ -262,8 +303,18 @@ class Evaluator:
         return UNKNOWN
 
     def e_BoolOp(self, node: ast.BoolOp) -> Val:
-        for v in node.values:
-            self.expr(v)
+        """`feature_map or default_map`: the operand Python returns, where each one's truth is known
+        (None, a known number or string, a function or module); else unknown."""
+        want = isinstance(node.op, ast.Or)  # `or` stops at the first true operand, `and` at a false one
+        for i, v in enumerate(node.values):
+            val = self.expr(v)
+            truth = _known_truth(val)
+            if truth is None:
+                for rest in node.values[i + 1 :]:
+                    self.expr(rest)
+                return UNKNOWN
+            if truth is want or i == len(node.values) - 1:
+                return val
         return UNKNOWN
 
     def e_IfExp(self, node: ast.IfExp) -> Val:
@@ -390,12 +441,20 @@ class Evaluator:
     def e_Subscript(self, node: ast.Subscript) -> Val:
         base = self.expr(node.value)
         self.expr(node.slice)
-        if base.module is not None and base.module.seq_children and isinstance(node.slice, ast.Constant):
-            i = node.slice.value
+        key = self.key_node(node.slice)
+        if base.module is not None and base.module.seq_children and isinstance(key, ast.Constant):
+            i = key.value
             children = base.module.seq_children
             if isinstance(i, int) and not isinstance(i, bool) and -len(children) <= i < len(children):
                 return Val(Grad.NONE, Ty.MODULE, module=children[i])
             return UNKNOWN
+        if base.module is not None and base.module.seq_children and isinstance(node.slice, ast.Slice):
+            bounds = self.slice_bounds(node.slice)
+            if bounds is not None:
+                # `self.layers[:-1]`: the children it selects, in order (iterated like a list).
+                chosen = base.module.seq_children[bounds[0] : bounds[1]]
+                elts = tuple(Val(Grad.NONE, Ty.MODULE, module=m) for m in chosen)
+                return Val(Grad.NONE, Ty.LIST, elts=elts)
         if (
             base.ty is Ty.MODULE
             and base.module is not None
@@ -408,6 +467,10 @@ class Evaluator:
         if item is not None:
             return item
         if base.ty in (Ty.LIST, Ty.TUPLE) and isinstance(node.slice, ast.Slice):
+            bounds = self.slice_bounds(node.slice)
+            if base.elts is not None and bounds is not None:
+                # `layers[:-1]`, `sizes[1:]` of a known sequence: the very elements.
+                return base.with_(elts=base.elts[bounds[0] : bounds[1]])
             item = elements(base)  # a slice of a list holds some of its elements
             return Val(Grad.NONE, base.ty, item=item if item is not EMPTY else None, taints=base.taints)
         if base.ty in (Ty.LIST, Ty.TUPLE) and not isinstance(node.slice, ast.Slice):
@@ -426,7 +489,9 @@ class Evaluator:
         if path is not None and self.st is not None and path in self.st.env:
             val = self.st.env[path]
             if path[0] == "@" and self.loops and (val.sites or val.elts):
-                self.rep.cell_reads.setdefault(path, []).append(val)  # what state a loop reads
+                # What state a loop reads, and in which iteration (a read after this iteration
+                # wrote the cell returns the same value, but carries nothing into the next).
+                self.rep.cell_reads.setdefault(path, []).append((val, self.ipath()))
             return val
         base = self.expr(node.value)
         user = base.module.user_class if base.module is not None else None
@@ -451,7 +516,8 @@ class Evaluator:
                 if val.ty is Ty.OTHER and val.module is not None:
                     return val  # an instance of a class of this file (a meter, a buffer, a helper)
                 return UNKNOWN
-            if attr in ("weight", "bias") and inst.has_params and inst.user_class is None:
+            layer = inst.user_class is None or inst.user_class.torch_base is not None
+            if attr in ("weight", "bias") and inst.has_params and layer:
                 if self.trainable(inst):
                     return Val(Grad.LEAF, Ty.TENSOR, obj=inst.params_obj, info=inst)
                 return Val(Grad.UNKNOWN, Ty.TENSOR, info=inst)
@@ -513,31 +579,7 @@ class Evaluator:
         for gen in node.generators:
             for name in _target_names(gen.target):
                 bound.setdefault(name, st.env.get(name))
-        first = self.expr(node.generators[0].iter)
-        exact = first.elts if first.ty in (Ty.LIST, Ty.TUPLE) else None
-        if len(node.generators) == 1 and exact and len(exact) <= MAX_EXACT_ELEMENTS:
-            # Over a known sequence (a ModuleDict's items, a tuple of losses): once per element.
-            gen = node.generators[0]
-            results = []
-            for elem in exact:
-                self.assign_target(gen.target, elem)
-                for cond in gen.ifs:
-                    self.expr(cond)
-                results.append(self._comp_value(node))
-            if gen.ifs or isinstance(node, (ast.DictComp, ast.SetComp)):
-                item = results[0]
-                for r in results[1:]:
-                    item = join(item, r)
-                out = self._comp_out(node, item)
-            else:
-                out = Val(Grad.NONE, Ty.LIST, elts=tuple(results))
-        else:
-            for i, gen in enumerate(node.generators):
-                it = first if i == 0 else self.expr(gen.iter)
-                self.assign_target(gen.target, self.iter_element(it, gen.iter))
-                for cond in gen.ifs:
-                    self.expr(cond)
-            out = self._comp_out(node, self._comp_value(node))
+        out = self._comprehension(node)
         if self.st is not None:
             for name, old in bound.items():  # comprehension variables do not leak (Python 3)
                 if old is None:
@@ -546,9 +588,50 @@ class Evaluator:
                     self.st.env[name] = old
         return out
 
-    def _comp_value(self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp) -> Val:
+    def _comprehension(self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp) -> Val:
+        first = self.expr(node.generators[0].iter)
+        if first.ty is Ty.PARAMS and _selects_trainable(node):
+            # `[p for p in model.parameters() if p.requires_grad]`: the parameters that train.
+            return first
+        exact = first.elts if first.ty in (Ty.LIST, Ty.TUPLE) else None
+        if first.ty is Ty.DICT and first.keys is not None and first.elts is not None:
+            exact = tuple(_key_val(k) for k in first.keys)  # iterating a dict gives its keys
+        if len(node.generators) == 1 and exact and len(exact) <= MAX_EXACT_ELEMENTS:
+            # Over a known sequence (a ModuleDict's items, a tuple of losses): once per element.
+            gen = node.generators[0]
+            results = []
+            keys: list[object] = []
+            for elem in exact:
+                self.assign_target(gen.target, elem)
+                for cond in gen.ifs:
+                    self.expr(cond)
+                if isinstance(node, ast.DictComp):
+                    key = self.expr(node.key)
+                    if key.lit is not None and type(key.lit[0]) in (str, int):
+                        keys.append(key.lit[0])
+                results.append(self._comp_value(node, key_done=True))
+            if isinstance(node, ast.DictComp) and not gen.ifs and len(set(keys)) == len(results):
+                # `{name: head(h) for name, head in self.heads.items()}`: each key and its value.
+                return Val(Grad.NONE, Ty.DICT, elts=tuple(results), keys=tuple(keys))
+            if gen.ifs or isinstance(node, (ast.DictComp, ast.SetComp)):
+                item = results[0]
+                for r in results[1:]:
+                    item = join(item, r)
+                return self._comp_out(node, item)
+            return Val(Grad.NONE, Ty.LIST, elts=tuple(results))
+        for i, gen in enumerate(node.generators):
+            it = first if i == 0 else self.expr(gen.iter)
+            self.assign_target(gen.target, self.iter_element(it, gen.iter))
+            for cond in gen.ifs:
+                self.expr(cond)
+        return self._comp_out(node, self._comp_value(node))
+
+    def _comp_value(
+        self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp, key_done: bool = False
+    ) -> Val:
         if isinstance(node, ast.DictComp):
-            self.expr(node.key)
+            if not key_done:
+                self.expr(node.key)
             return self.expr(node.value)
         return self.expr(node.elt)
 
@@ -699,6 +782,10 @@ class Evaluator:
         if qual == "itertools.chain" and args and all(a.ty is Ty.PARAMS for a in args) and not kwargs:
             # itertools.chain(G_A.parameters(), G_B.parameters()): one optimizer for both.
             return Val(Grad.NONE, Ty.PARAMS, info=tuple(m for a in args for m in (a.info or ())))
+        if qual == "collections.namedtuple" and node.args and isinstance(node.args[0], ast.Constant):
+            record = self.classes.get(str(node.args[0].value))
+            if record is not None and record.node.lineno == node.lineno:  # found by discover_classes
+                return Val(Grad.NONE, Ty.FUNC, qual=record.node.name, info=record)
         if qual == "collections.OrderedDict":
             return self.dict_from(node, args, kwargs)
         if qual == "collections.defaultdict" and args and args[0].qual == "builtins.list" and not kwargs:
@@ -755,7 +842,10 @@ class Evaluator:
                 item = elements(args[0]) if args[0].ty in (Ty.LIST, Ty.TUPLE) else None
                 if item is not None and item is not EMPTY and item.is_tensor:
                     out = self.tensor_op(name, node, item, [], kwargs, (), first_arg=None)
-                    return out.with_(taints=out.taints | args[0].taints, shape=None)
+                    # Every element's graph, also those of the elements the loop appended.
+                    return out.with_(
+                        taints=out.taints | args[0].taints, shape=None, sites=out.sites | args[0].held
+                    )
                 # A list built elsewhere: the result is a tensor that carries whatever the list held.
                 return Val(Grad.UNKNOWN, Ty.TENSOR, taints=args[0].taints)
             if name in api.LOSS_FUNCS and self.mode() is GradMode.OFF:
@@ -818,7 +908,10 @@ class Evaluator:
             if item is not None and item is not EMPTY and item.requires_grad:
                 # sum() adds the elements one by one: add saves nothing.
                 out = self.op_result(node, (item,), saves=False)
-                return out.with_(taints=out.taints | lst.taints)
+                return out.with_(taints=out.taints | lst.taints, sites=out.sites | lst.held)
+            if lst.elts and item is not None and item.is_tensor and item.grad is Grad.NONE:
+                # Tensors none of which has a graph (computed under no_grad): neither has their sum.
+                return Val(Grad.NONE, Ty.TENSOR, cause=item.cause, taints=lst.taints)
             if lst.taints:
                 return Val(Grad.UNKNOWN, Ty.TENSOR, taints=lst.taints)
             return UNKNOWN
@@ -1155,6 +1248,14 @@ class Evaluator:
                 return self.call_local(
                     Val(Grad.NONE, Ty.FUNC, info=meth, module=recv.module), node, args, kwargs
                 )
+        if recv.ty is Ty.LIST and name in ("pop", "remove") and self.st is not None:
+            path = self.path_of(func.value)
+            if path is not None and path in self.st.env:
+                # Which elements it still holds is no longer known.
+                item = elements(recv)
+                self.st.env[path] = recv.with_(
+                    elts=None, item=item if item is not EMPTY else None, held=frozenset()
+                )
         if recv.ty is Ty.LIST and name in ("append", "extend", "insert", "clear"):
             value = args[-1] if args else UNKNOWN
             path = self.path_of(func.value)
@@ -1270,6 +1371,8 @@ class Evaluator:
                 new = new.with_(taints=new.taints | {Taint("accumulated", stmt, key)})
         if value.taints:
             new = new.with_(taints=new.taints | value.taints)
+        if value.sites and value.is_tensor:
+            new = new.with_(held=lst.held | value.sites)
         st.env[name] = new if at is None else _store_item(st.env.get(name, UNKNOWN), at, new)
 
     def accumulate_in_object(
@@ -1303,7 +1406,7 @@ class Evaluator:
 
     def later_iteration(self) -> bool:
         """Is this an iteration after the first of some enclosing loop?"""
-        return any(f.iteration > 1 for f in self.loops)
+        return any(f.iteration > 1 and not f.probe for f in self.loops)
 
     def dead_graph(self, val: Val) -> bool:
         """Was (part of) this value's graph already backpropagated (its buffers freed)? A running
@@ -1556,6 +1659,8 @@ class Evaluator:
                 return
         if cur.obj is None:
             return
+        if self.loops:
+            self.loops[-1].changed_inplace = True
         stmt = self.stmt_stack[-1] if self.stmt_stack else None
         dirt = Dirt(node, "data" if cur.via_data else "inplace", target, stmt=stmt)
         objs = [cur.obj]
@@ -1590,12 +1695,11 @@ class Evaluator:
         vals = list(st.env.values()) if extra is None else [*st.env.values(), extra]
         for outer in self.callers:
             vals.extend(outer.env.values())  # graphs the callers hold (a helper changes a buffer)
-        for val in vals:
-            for site in val.sites:
-                if id(site) not in seen:
-                    seen.add(id(site))
-                    if obj in site.saved or (site.saves_own_output and obj is site):
-                        out.append(site)
+        for site in held_sites(vals):
+            if id(site) not in seen:
+                seen.add(id(site))
+                if obj in site.saved or (site.saves_own_output and obj is site):
+                    out.append(site)
         return out
 
     # -- modules and optimizers ------------------------------------------------------
@@ -1620,10 +1724,10 @@ class Evaluator:
             entries = tuple(
                 Val(Grad.NONE, Ty.MODULE, module=m)
                 if name == "values"
-                else Val(Grad.NONE, Ty.TUPLE, elts=(OTHER, Val(Grad.NONE, Ty.MODULE, module=m)))
+                else Val(Grad.NONE, Ty.TUPLE, elts=(_key_val(k), Val(Grad.NONE, Ty.MODULE, module=m)))
                 if name == "items"
-                else OTHER
-                for m in inst.children.values()
+                else _key_val(k)
+                for k, m in inst.children.items()
             )
             return Val(Grad.NONE, Ty.LIST, elts=entries)
         if name in ("parameters", "named_parameters"):
@@ -1764,16 +1868,15 @@ class Evaluator:
             # The step changes every parameter in place: graphs that saved them are stale.
             stmt = self.stmt_stack[-1] if self.stmt_stack else node
             seen: set[int] = set()
-            for val in self.st.env.values():
-                for site in val.sites:
-                    if id(site) in seen or not (site.saved & info.objs):
-                        continue
-                    seen.add(id(site))
-                    retained = self.st.retained.get(site)
-                    optimizer = node.func.value if isinstance(node.func, ast.Attribute) else node.func
-                    self.st.dirty[site] = Dirt(
-                        stmt, "step", optimizer, retained_by=retained, certain=bool(site.saved & changed)
-                    )
+            for site in held_sites(self.st.env.values()):
+                if id(site) in seen or not (site.saved & info.objs):
+                    continue
+                seen.add(id(site))
+                retained = self.st.retained.get(site)
+                optimizer = node.func.value if isinstance(node.func, ast.Attribute) else node.func
+                self.st.dirty[site] = Dirt(
+                    stmt, "step", optimizer, retained_by=retained, certain=bool(site.saved & changed)
+                )
         return NONE_VAL
 
     def frozen(self, inst: ModuleInst) -> bool | None:
@@ -1881,6 +1984,13 @@ class Evaluator:
                 return self.inline(
                     fwd, [Val(Grad.NONE, Ty.MODULE, module=inst), *args], kwargs, node, self_inst=None
                 )
+            if inst.cls_name == "Sequential" and any(c.kind == "user" for c in inst.seq_children):
+                # Its modules' forwards still run: what they change in place (a noise buffer
+                # resampled with `normal_()`) is changed for the graphs that saved it.
+                out = x
+                for child in inst.seq_children:
+                    out = self.module_call(child, node, [out], {})
+                return out
             tensor_out = inst.kind in ("layer", "container") or inst.cls_name == "Sequential"
             ty = Ty.TENSOR if tensor_out and inst.cls_name not in api.RECURRENT else Ty.UNKNOWN
             return Val(Grad.NONE, ty, obj=object(), cause=(NO_GRAD_CAUSE, node))
@@ -2040,12 +2150,12 @@ class Evaluator:
             elif spread:
                 env[p.arg] = UNKNOWN  # maybe given by `*args` / `**kwargs` at the call
             else:
-                env[p.arg] = _default(defaults[i - first_default]) if i >= first_default else UNKNOWN
+                env[p.arg] = self.default(defaults[i - first_default]) if i >= first_default else UNKNOWN
         for p, d in zip(func.args.kwonlyargs, func.args.kw_defaults, strict=False):
             if p.arg in kwargs:
                 env[p.arg] = kwargs[p.arg]
             else:
-                env[p.arg] = _default(d) if d is not None and not spread else UNKNOWN
+                env[p.arg] = self.default(d) if d is not None and not spread else UNKNOWN
         if func.args.vararg:
             env[func.args.vararg.arg] = UNKNOWN
         if func.args.kwarg:
@@ -2230,12 +2340,15 @@ class Evaluator:
                 reported = True
                 break
         if not reported:
+            changes: set[int] = set()
             for site in ordered:
                 dirt = st.dirty.get(site)
-                if dirt is not None:
+                if dirt is not None and id(dirt.node) not in changes:
+                    # Every change that alone would make this backward raise is one to fix (two
+                    # noise buffers resampled in place), each reported at its own statement.
+                    changes.add(id(dirt.node))
                     self.rep.dirty_backward(run, site, dirt, self.loops)
                     reported = True
-                    break
         if not reported:
             for site in ordered:
                 if site.hazard is not None and site not in st.freed:
@@ -2275,6 +2388,25 @@ class _NotConst:
 
 
 _NOT_CONST = _NotConst()
+
+
+def _selects_trainable(node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp) -> bool:
+    """A comprehension that keeps its elements as they are, all of them or those that require grad."""
+    if isinstance(node, (ast.SetComp, ast.DictComp)) or len(node.generators) != 1:
+        return False
+    gen = node.generators[0]
+    if not isinstance(gen.target, ast.Name) or gen.is_async:
+        return False
+    name = gen.target.id
+    if not (isinstance(node.elt, ast.Name) and node.elt.id == name):
+        return False
+    return all(
+        isinstance(c, ast.Attribute)
+        and c.attr == "requires_grad"
+        and isinstance(c.value, ast.Name)
+        and c.value.id == name
+        for c in gen.ifs
+    )
 
 
 def acc_taints(stmt: ast.stmt, key: object) -> frozenset[Taint]:
@@ -2401,7 +2533,8 @@ def _store_item(container: Val, key: ast.expr, val: Val) -> Val:
         n = len(container.elts)
         if -n <= i < n:
             i %= n
-            return container.with_(elts=(*container.elts[:i], val, *container.elts[i + 1 :]), taints=taints)
+            elts = (*container.elts[:i], val, *container.elts[i + 1 :])
+            return container.with_(elts=elts, taints=taints, held=frozenset())  # an element replaced
     item = elements(container)
     joined = val if item is EMPTY else join(item, val) if item is not None else None
     return Val(Grad.NONE, Ty.LIST, item=joined, taints=taints)
@@ -2477,6 +2610,19 @@ def constant(node: ast.Constant) -> Val:
 
 
 _CONSTANTS: dict[tuple[type, object], Val] = {}
+
+
+def _known_truth(val: Val) -> bool | None:
+    """``bool(val)`` where certain: None, a known number or string, a function, class or module."""
+    if val.ty is Ty.NONE_OBJ:
+        return False
+    if val.lit is not None and isinstance(val.lit[0], (int, float, str)):
+        return bool(val.lit[0])
+    if val.ty is Ty.NUMBER and val.truth is not None:
+        return val.truth
+    if val.ty in (Ty.FUNC, Ty.QUAL, Ty.MODULE, Ty.OPTIMIZER):
+        return True
+    return None
 
 
 def _default(node: ast.expr) -> Val:

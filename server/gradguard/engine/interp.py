@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import torchapi as api
-from .classes import ClassInfo, is_module_base, record_fields
+from .classes import ClassInfo, is_module_base, namedtuple_class, record_fields, torch_layer_base
 from .evaluate import (
     MAX_EXACT_ELEMENTS,
     Evaluator,
@@ -30,6 +30,7 @@ from .evaluate import (
 )
 from .report import Reporter, name_loads
 from .state import LoopFrame, State, join_states
+from .training_loop import check_misplaced
 from .values import (
     EMPTY,
     NONE_VAL,
@@ -48,6 +49,7 @@ from .values import (
 _STMT_DISPATCH: dict[type, Any] = {}
 MAX_UNROLL_DEPTH = 4
 _TRAINING_LOOP = re.compile(r"\.backward\(")
+_MISPLACED_CLEAR = re.compile(r"zero_grad\(")
 _BACKPROP = re.compile(r"backward|autograd")
 # A loop that assembles layers: `layers.append(nn.Linear(...))`, `layers += [...]`, `add_module(`.
 _BUILDS_LAYERS = re.compile(r"\bnn\.[A-Z]\w*\(|add_module\(|\.append\([A-Z]\w*\(")
@@ -80,6 +82,9 @@ class Interpreter(Evaluator):
         for func, cls in self.all_functions():
             if self.rep.relevant(func):
                 self.analyse_standalone(func, cls)
+        if _MISPLACED_CLEAR.search(self.rep.source):
+            for scope in [self.tree, *(f for f, _ in self.all_functions())]:
+                check_misplaced(self.rep, scope, self)
         self.rep.finish()
 
     def grad_clears(self) -> frozenset[int]:
@@ -140,7 +145,17 @@ class Interpreter(Evaluator):
             if isinstance(node, ast.ClassDef):
                 bases = [self.base_name(b) for b in node.bases]
                 is_mod = any(is_module_base(b, self.module_class_names(), self.module_aliases) for b in bases)
-                info = ClassInfo(node, is_mod, fields=record_fields(node))
+                layer = next(
+                    (
+                        found
+                        for b in bases
+                        if (found := torch_layer_base(b, self.module_aliases, api.PARAM_LAYERS))
+                    ),
+                    None,
+                )
+                info = ClassInfo(
+                    node, is_mod or layer is not None, fields=record_fields(node), torch_base=layer
+                )
                 for item in node.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         info.methods[item.name] = item
@@ -155,6 +170,8 @@ class Interpreter(Evaluator):
                             if isinstance(t, ast.Name):
                                 info.methods[t.id] = info.methods[item.value.id]
                 self.classes[node.name] = info
+            elif isinstance(node, ast.Assign) and (record := namedtuple_class(node)) is not None:
+                self.classes[record.name] = ClassInfo(record, False, fields=record_fields(record))
             elif isinstance(node, (ast.If, ast.Try)):
                 self.discover_classes([n for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt)])
 
@@ -203,8 +220,10 @@ class Interpreter(Evaluator):
         elif init is None and cls.fields:
             self.init_fields(cls, inst, args or [], kwargs or {})
         if cls.is_module:
-            inst.has_params = any(c.has_params for c in inst.children.values()) or any(
-                v.grad is Grad.LEAF for v in inst.attrs.values()
+            inst.has_params = (
+                cls.torch_base is not None
+                or any(c.has_params for c in inst.children.values())
+                or any(v.grad is Grad.LEAF for v in inst.attrs.values())
             )
         return val
 
@@ -263,11 +282,22 @@ class Interpreter(Evaluator):
         )
         if before is not None and (before.grad is not Grad.GRAPH or not self.self_ref(node)):
             before = None  # only a graph the statement folds into itself is a running update
+        cell_sum = (
+            isinstance(target, (ast.Attribute, ast.Subscript))
+            and isinstance(node.value, ast.BinOp)
+            and isinstance(node.value.op, ast.Add)
+            and ast.dump(node.value.left) == ast.dump(target)
+            and bool(self.loops)
+        )
+        cur = self.peek(target) if cell_sum and target is not None else None
         val = self.expr(node.value)
         for t in node.targets:
             self.assign(t, val, node)
         if isinstance(target, ast.Name):
             self.check_accumulate_rebind(node, target.id, node.value)
+        elif cur is not None and target is not None and isinstance(node.value, ast.BinOp):
+            # `self.total = self.total + loss` adds up like `self.total += loss`.
+            self.check_accumulate_cell(node, target, val, cur, node.value.right)
         if before is not None and target is not None:
             self.check_running_update(node, target, before, val)
 
@@ -296,7 +326,7 @@ class Interpreter(Evaluator):
         if isinstance(target, ast.Name) and isinstance(node.op, ast.Add):
             self.check_accumulate(node, target.id, node.value, value, cur)
         elif isinstance(target, (ast.Attribute, ast.Subscript)) and isinstance(node.op, ast.Add):
-            self.check_accumulate_cell(node, target, value, cur)
+            self.check_accumulate_cell(node, target, value, cur, node.value)
 
     def s_Delete(self, node: ast.Delete) -> None:
         if self.st is None:
@@ -714,6 +744,12 @@ class Interpreter(Evaluator):
                     return None
                 return tuple(Val(Grad.NONE, Ty.TUPLE, elts=(NUMBER, e)) for e in inner)
             return None
+        if it.ty in (Ty.LIST, Ty.TUPLE) and it.elts and all(e.ty is Ty.MODULE and e.module for e in it.elts):
+            # A slice or list of layers (`self.layers[:-1]`): one iteration per layer, as for the
+            # container itself. One layer is followed too: the loop binds exactly it.
+            if len(it.elts) <= MAX_EXACT_ELEMENTS:
+                return it.elts
+            return None
         children = it.module.seq_children if it.module is not None and it.ty is Ty.MODULE else None
         if (
             not children
@@ -744,19 +780,20 @@ class Interpreter(Evaluator):
         self.loops.append(frame)
         # The second iteration meets what the first freed. An inner loop needs it only while every
         # enclosing loop is in its first iteration: later ones would repeat the same findings.
-        second = (
-            len(self.loops) <= MAX_UNROLL_DEPTH
-            and all(f.iteration == 1 for f in self.loops[:-1])
-            and self.may_backpropagate(node)
-        )
+        second = self.unroll_allowed() and self.may_backpropagate(node)
         # Over a known sequence every element gets its iteration; else at most two iterations.
         frame.exact = exact and (second or every)
         iterations = max_iterations if frame.exact else min(max_iterations, 2 if second else 1)
+        may_probe = iterations == 1 and max_iterations >= 2 and not frame.exact
         ends: list[State | None] = []
         try:
-            for it in range(1, iterations + 1):
+            it = 0
+            while it < iterations:
+                it += 1
                 if self.st is None:
                     break
+                if it == 2 and may_probe:
+                    frame.probe = True
                 frame.iteration = it
                 frame.starts[it] = dict(self.st.env)
                 head()  # type: ignore[operator]
@@ -765,15 +802,26 @@ class Interpreter(Evaluator):
                 frame.continues = []
                 ends.append(end)
                 self.st = end
+                if it == 1 and may_probe and frame.changed_inplace and self.unroll_allowed():
+                    iterations = 2
         finally:
             self.loops.pop()
         if frame.starts and self.rep.mentions(node, _TRAINING_LOOP):
             self.rep.training_loop(node, frame.starts[1], self)
         self.st = join_states([*ends, *frame.breaks])
+        if frame.probe and self.st is not None and len(ends) == 2 and ends[1] is not None:
+            # A loop repeats (as everywhere here): what its second pass changed in place stays
+            # changed for the graphs saved before, which a backward after the loop meets.
+            self.st.dirty = dict(ends[1].dirty)
         if self.st is not None and not frame.exact:
             _summarise_grown_lists(frame.starts.get(1, {}), self.st)
         if node.orelse and self.st is not None:
             self.block(node.orelse)
+
+    def unroll_allowed(self) -> bool:
+        """May the innermost loop get a second iteration? Only while every enclosing loop is in its
+        first: later ones would repeat the same findings."""
+        return len(self.loops) <= MAX_UNROLL_DEPTH and all(f.iteration == 1 for f in self.loops[:-1])
 
     def may_backpropagate(self, loop: ast.AST) -> bool:
         """Can an iteration of this loop run a backward (directly or in a function of this file)?
@@ -916,16 +964,19 @@ class Interpreter(Evaluator):
         self.rep.accumulate(stmt, name, value_node, value, key, self.dead_graph(value))
         self.mark_acc(name, key, stmt)
 
-    def check_accumulate_cell(self, stmt: ast.AugAssign, target: ast.expr, value: Val, cur: Val) -> None:
-        """``self.total += loss`` / ``d[k] += loss``: a leak when the sum an earlier iteration made
-        is still there (nothing reset, returned or backpropagated it in between)."""
+    def check_accumulate_cell(
+        self, stmt: ast.AugAssign | ast.Assign, target: ast.expr, value: Val, cur: Val, value_node: ast.expr
+    ) -> None:
+        """``self.total += loss`` / ``d[k] += loss`` (or ``self.total = self.total + loss``): a leak
+        when the sum an earlier iteration made is still there (nothing reset, returned or
+        backpropagated it in between)."""
         if value.grad is not Grad.GRAPH or not self.loops or self.st is None:
             return
         key = ("acc", id(stmt))
         holder = self.peek(target.value) if isinstance(target, ast.Subscript) else cur
         carried = cur.taints | holder.taints
         if self.later_iteration() and any(t.kind == "carried" and t.key == key for t in carried):
-            self.accumulate_in_object(stmt, target, stmt.value, value, key, self.dead_graph(value))
+            self.accumulate_in_object(stmt, target, value_node, value, key, self.dead_graph(value))
         if self.peek(target).grad is Grad.GRAPH:
             self.add_taints(target, acc_taints(stmt, key), stmt)
 

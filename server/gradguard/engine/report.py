@@ -14,7 +14,7 @@ from ..rules import RULES, checks
 from .chain import chain_text
 from .positions import Positions
 from .state import BackwardRun, Dirt, LoopFrame
-from .values import Grad, Site, Taint, Ty, Val
+from .values import Grad, IPath, Site, Taint, Ty, Val
 
 if TYPE_CHECKING:
     from .evaluate import Evaluator
@@ -90,7 +90,7 @@ class Reporter:
         # Heap cell ("@3.hidden") -> the statement that last wrote a graph into it (the cause of GG104).
         self.cell_writes: dict[str, ast.stmt] = {}
         self.cell_names: dict[str, str] = {}  # heap cell -> how the code names it (`self.hidden`)
-        self.cell_reads: dict[str, list[Val]] = {}  # heap cell -> the values read from it in loops
+        self.cell_reads: dict[str, list[tuple[Val, IPath]]] = {}  # heap cell -> values read in loops
         self.raised = False  # a finding of an error torch raises was just made (the path ends)
         # GG201 found through `.grad` (see finish): the backward's span -> (step, backward statement)
         self.pending_steps: dict[Span, tuple[ast.Call, ast.AST]] = {}
@@ -836,8 +836,9 @@ class Reporter:
         for key, whole in sorted(loop.starts.get(2, {}).items()):
             if key[0] != "@" or not _reaches(whole, site):
                 continue
-            if not any(v is whole for v in self.cell_reads.get(key, ())):
-                continue  # reset before it was read: this cell carries nothing
+            second = (id(loop.node), 2)
+            if not any(v is whole and second in ipath for v, ipath in self.cell_reads.get(key, ())):
+                continue  # reset before the next iteration read it: this cell carries nothing
             # The cell, or a member of the tuple it holds (an LSTM's (h, c)), that this loss read.
             val = next((v for v in (whole, *(whole.elts or ())) if v.root in run.val.sites), None)
             root = val.root if val is not None else None

@@ -111,3 +111,9 @@ class LoopFrame:
     stepped: bool = False  # an optimizer's step() ran in it (directly or in a function it called)
     scope: ast.AST | None = None  # the function it is in (None: module code)
     parent: LoopFrame | None = None  # the loop around it, if any (also across calls)
+    # Iteration 1 changed a tensor in place: a second iteration may change one the first saved
+    # (a recurrent state updated with `+=`), even with no backward in the loop.
+    changed_inplace: bool = False
+    # That second iteration is followed only for what it changes in place: the sums and lists it
+    # builds are judged in the loops that repeat (a rollout's buffer is consumed after it).
+    probe: bool = False

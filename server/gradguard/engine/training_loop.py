@@ -42,6 +42,22 @@ def _calls(loop: ast.AST) -> list[ast.Call]:
     return out
 
 
+def _resolve(node: ast.expr, env: dict[str, Val], ev: Evaluator) -> Val | None:
+    """The value a name or attribute chain has when the loop starts: ``optimizer``, or
+    ``self.optimizer`` through the object ``self`` refers to (its heap cell)."""
+    if isinstance(node, ast.Name):
+        return env.get(node.id) or ev.globals_env.get(node.id)
+    if isinstance(node, ast.Attribute):
+        base = _resolve(node.value, env, ev)
+        if base is not None and base.module is not None and base.ty in (Ty.MODULE, Ty.OTHER):
+            return env.get(f"{base.module.key}.{node.attr}")
+    return None
+
+
+def _same(a: ast.expr, b: ast.expr) -> bool:
+    return ast.dump(a) == ast.dump(b)
+
+
 _CLEARS = re.compile(r"zero_grad|\.grad\s*=[^=]|\.grad\.(?:data\.)?(?:zero_|fill_)\(")
 
 
@@ -60,12 +76,11 @@ def check_zero_grad(
         for c in calls
         if isinstance(c.func, ast.Attribute)
         and c.func.attr == "step"
-        and isinstance(c.func.value, ast.Name)
-        and env.get(c.func.value.id, Val()).ty is Ty.OPTIMIZER
+        and (_resolve(c.func.value, env, ev) or Val()).ty is Ty.OPTIMIZER
     ]
     if not backwards:
         return
-    _misplaced(rep, loop, env)
+    _misplaced(rep, loop, env, ev)
     if not steps or _clears_grads(rep, loop):
         return
     if _may_clear_grads(loop, env, ev):
@@ -101,8 +116,9 @@ def _mentions_grads(func: object) -> bool:
     )
 
 
-def _may_clear_grads(loop: ast.AST, env: dict[str, Val], ev: Evaluator) -> bool:
-    """Could code the loop calls, that we cannot see into, clear gradients?"""
+def _may_clear_grads(loop: ast.AST, env: dict[str, Val], ev: Evaluator, depth: int = 0) -> bool:
+    """Could code the loop calls, that we cannot see into, clear gradients? A function of this file
+    is looked into, its parameters bound to the call's arguments (a few levels deep)."""
 
     def value(name: str) -> Val | None:
         return env.get(name) or ev.globals_env.get(name)
@@ -127,6 +143,10 @@ def _may_clear_grads(loop: ast.AST, env: dict[str, Val], ev: Evaluator) -> bool:
                     return True
             elif val.ty is Ty.FUNC and _mentions_grads(val.info):
                 return True
+            elif val.ty is Ty.FUNC and isinstance(val.info, ast.FunctionDef) and depth < 3:
+                if _may_clear_grads(val.info, _bind(val.info, call, env, ev), ev, depth + 1):
+                    return True
+                continue  # looked into: what it does with its arguments is known
             elif val.ty is Ty.QUAL and not trusted:
                 return True
         elif isinstance(func, ast.Attribute) and root_val is not None and root_val.module is not None:
@@ -137,11 +157,25 @@ def _may_clear_grads(loop: ast.AST, env: dict[str, Val], ev: Evaluator) -> bool:
             continue
         # Handing the optimizer or a model to code we cannot see: it may zero their gradients.
         for arg in [*call.args, *(k.value for k in call.keywords)]:
-            if isinstance(arg, ast.Name):
-                val = value(arg.id)
-                if val is not None and val.ty in (Ty.OPTIMIZER, Ty.MODULE):
-                    return True
+            val = _resolve(arg, env, ev)
+            if val is not None and val.ty in (Ty.OPTIMIZER, Ty.MODULE):
+                return True
     return False
+
+
+def _bind(func: ast.FunctionDef, call: ast.Call, env: dict[str, Val], ev: Evaluator) -> dict[str, Val]:
+    """The names a function of this file sees when this call runs it: its parameters bound to the
+    call's arguments where they are plain (no ``*args``/``**kwargs``), the rest unknown."""
+    params = [*func.args.posonlyargs, *func.args.args]
+    bound: dict[str, Val] = {p.arg: Val() for p in [*params, *func.args.kwonlyargs]}
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return bound
+    for p, a in zip(params, call.args, strict=False):
+        bound[p.arg] = _resolve(a, env, ev) or Val()
+    for k in call.keywords:
+        if k.arg in bound:
+            bound[k.arg] = _resolve(k.value, env, ev) or Val()
+    return bound
 
 
 def _stmt_of(loop: ast.AST, call: ast.Call) -> ast.stmt | None:
@@ -162,7 +196,13 @@ def _method_statements(block: list[ast.stmt]) -> list[tuple[int, ast.stmt, ast.e
     return out
 
 
-def _misplaced(rep: Reporter, loop: ast.AST, env: dict[str, Val]) -> None:
+def check_misplaced(rep: Reporter, scope: ast.AST, ev: Evaluator) -> None:
+    """backward; zero_grad; step in a function (or module code) not in a loop: wrong on every call
+    (a `backward_and_step(loss, optimizer)` helper), whoever loops over it."""
+    _misplaced(rep, scope, {}, ev)
+
+
+def _misplaced(rep: Reporter, loop: ast.AST, env: dict[str, Val], ev: Evaluator) -> None:
     """backward; zero_grad; step in one straight run of statements: the step sees zeros."""
     for node in [loop, *_statements(list(getattr(loop, "body", [])))]:
         for block in (getattr(node, "body", None), getattr(node, "orelse", None)):
@@ -178,10 +218,8 @@ def _misplaced(rep: Reporter, loop: ast.AST, env: dict[str, Val]) -> None:
                     for j, st, recv, name in calls
                     if j > i
                     and name == "step"
-                    and isinstance(recv, ast.Name)
-                    # An unknown receiver (a parameter) zeroed then stepped is an optimizer too.
-                    and env.get(recv.id, Val()).ty in (Ty.OPTIMIZER, Ty.UNKNOWN)
-                    and _zeroes_for(zrecv, recv, env)
+                    and not (st.value.args or st.value.keywords)  # type: ignore[attr-defined]
+                    and _zeroes_for(zrecv, recv, env, ev)
                 ]
                 if not backward or not steps:
                     continue
@@ -212,15 +250,23 @@ def _misplaced(rep: Reporter, loop: ast.AST, env: dict[str, Val]) -> None:
                 )
 
 
-def _zeroes_for(zero_recv: ast.expr, opt: ast.Name, env: dict[str, Val]) -> bool:
-    """Does ``zero_recv.zero_grad()`` clear the gradients ``opt.step()`` uses?"""
-    if isinstance(zero_recv, ast.Name) and zero_recv.id == opt.id:
-        return True
-    info = env.get(opt.id, Val()).info
-    zero_val = env.get(zero_recv.id) if isinstance(zero_recv, ast.Name) else None
+def _zeroes_for(zero_recv: ast.expr, opt: ast.expr, env: dict[str, Val], ev: Evaluator) -> bool:
+    """Does ``zero_recv.zero_grad()`` clear the gradients ``opt.step()`` uses? The same optimizer
+    (a name or ``self.optimizer``; one not known, such as a parameter, zeroed then stepped is an
+    optimizer too), or a model whose parameters that optimizer holds."""
+    val = _resolve(opt, env, ev)
+    if isinstance(opt, ast.Name):
+        val = val or Val()
+    elif not isinstance(opt, ast.Attribute):
+        return False
+    if _same(zero_recv, opt):
+        return val is None or val.ty in (Ty.OPTIMIZER, Ty.UNKNOWN)
+    if val is None or val.ty is not Ty.OPTIMIZER:
+        return False
+    zero_val = _resolve(zero_recv, env, ev)
     return bool(
         zero_val is not None
         and zero_val.module is not None
-        and info is not None
-        and zero_val.module in getattr(info, "modules", ())
+        and val.info is not None
+        and zero_val.module in getattr(val.info, "modules", ())
     )

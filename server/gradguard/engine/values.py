@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import enum
 import itertools
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -238,6 +239,9 @@ class Val:
     # Certainly more (or fewer) elements than one, though the shape is not known: broadcast with a
     # tensor of known size other than 1 (`per_sample_loss * weights`).
     plural: bool = False
+    # A list: the graph nodes of elements it certainly still holds (appended in the iterations
+    # followed), whatever else it holds. What `torch.stack(outputs)` certainly depends on.
+    held: frozenset[Site] = frozenset()
 
     @property
     def requires_grad(self) -> bool:
@@ -316,6 +320,7 @@ def join(a: Val, b: Val) -> Val:
         view_of=a.view_of if a.view_of is b.view_of else None,
         lit=a.lit if a.lit is b.lit or _same_lit(a.lit, b.lit) else None,
         plural=a.plural and b.plural,
+        held=a.held & b.held if a.held and b.held else frozenset(),
     )
 
 
@@ -345,3 +350,14 @@ def elements(val: Val) -> Val | None:
             out = join(out, e)
         return out
     return val.item
+
+
+def held_sites(vals: Iterable[Val], depth: int = 4) -> Iterator[Site]:
+    """The graph nodes these values hold, the ones inside their tuples, lists and dicts included
+    (`losses["actor"]` keeps its graph as much as `actor_loss` does)."""
+    for val in vals:
+        yield from val.sites
+        yield from val.held
+        if depth and (val.elts or val.item is not None):
+            inner = [*(val.elts or ()), *((val.item,) if val.item is not None else ())]
+            yield from held_sites(inner, depth - 1)
