@@ -802,6 +802,8 @@ class Evaluator:
             return self.nn_construct(name, node, args, kwargs)
         if mod == "torch.optim" or mod.startswith("torch.optim."):
             if name in api.OPTIMIZERS:
+                if not args and "params" in kwargs:
+                    args = [kwargs["params"]]  # `optim.Adam(params=model.parameters(), lr=...)`
                 return self.optimizer_construct(node, args)
             return OTHER
         if mod in ("torch", "torch.nn.functional", "torch.special", "torch.linalg"):
@@ -815,9 +817,20 @@ class Evaluator:
                 return OTHER
             if name in ("manual_seed", "set_printoptions", "save", "load", "is_tensor", "numel", "device"):
                 return OTHER
-            if args and args[0].is_tensor:
+            if (
+                args
+                and (
+                    args[0].is_tensor
+                    # `F.linear(x, weight, bias)` on an input of unknown kind: functional layers take
+                    # tensors, and a weight that requires grad gives the output a graph.
+                    or mod == "torch.nn.functional"
+                    and args[0].ty is Ty.UNKNOWN
+                    and any(a.requires_grad for a in args[1:])
+                )
+            ):
+                first = args[0] if args[0].is_tensor else Val(Grad.UNKNOWN, Ty.TENSOR)
                 return self.tensor_op(
-                    name, node, args[0], args[1:], kwargs, node.args[1:], first_arg=node.args[0]
+                    name, node, first, args[1:], kwargs, node.args[1:], first_arg=node.args[0]
                 )
             if name == "einsum" and len(args) >= 2:
                 # einsum(equation, *operands) or einsum(equation, [operands]).
@@ -1720,6 +1733,19 @@ class Evaluator:
             # `self.register_buffer("queue", t)` sets `self.queue` like an assignment would.
             self.st.env[f"{inst.key}.{node.args[0].value}"] = args[1]
             return NONE_VAL
+        if (
+            name == "add_module"
+            and len(node.args) == 2
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and node.args[0].value.isidentifier()
+            and inst.user_class is not None
+            and isinstance(node.func, ast.Attribute)
+        ):
+            # `self.add_module("generator", g)` is `self.generator = g`.
+            target = ast.copy_location(ast.Attribute(node.func.value, node.args[0].value, ast.Store()), node)
+            self.assign_target(target, args[1])
+            return NONE_VAL
         if inst.cls_name == "ModuleDict" and inst.children and name in ("values", "items", "keys"):
             entries = tuple(
                 Val(Grad.NONE, Ty.MODULE, module=m)
@@ -2263,13 +2289,32 @@ class Evaluator:
             return NONE_VAL
         create = self.const_kw(node, "create_graph")
         if create is True:
-            return Val(Grad.UNKNOWN, Ty.TUPLE)
+            if (
+                not tensors
+                or not all(v.grad is Grad.GRAPH for v in tensors)
+                or self.mode() is not GradMode.ON
+            ):
+                return Val(Grad.UNKNOWN, Ty.TUPLE)
+            # The gradients are computed by a graph of their own that reads the buffers the forward
+            # saved: backpropagating them walks those buffers again (a gradient penalty).
+            sites = frozenset().union(*(v.sites for v in tensors))
+            taints = frozenset().union(*(v.taints for v in tensors))
+            grad = Val(Grad.GRAPH, Ty.TENSOR, sites=sites, taints=taints)
+            if inputs.elts is not None and inputs.ty is not Ty.PARAMS:
+                return Val(Grad.NONE, Ty.TUPLE, elts=tuple(grad for _ in inputs.elts))
+            if inputs.is_tensor:
+                return Val(Grad.NONE, Ty.TUPLE, elts=(grad,))
+            return Val(Grad.NONE, Ty.TUPLE, item=grad)
         if create is None and self.mode() is GradMode.ON:
+            # Gradients with respect to inputs (a penalty's `mixed`) are marked: folded into a loss
+            # they train nothing. With respect to parameters they are an update's step (first-order
+            # MAML's `w - lr * g` is constant in `g` on purpose): not a penalty.
+            penalty = not _are_parameters(inputs)
             grad = Val(
                 Grad.NONE,
                 Ty.TENSOR,
                 obj=object(),
-                taints=frozenset({Taint("grad-no-graph", node)}),
+                taints=frozenset({Taint("grad-no-graph", node)}) if penalty else frozenset(),
                 cause=("`torch.autograd.grad` without `create_graph=True`", node),
             )
             inputs = args[1] if len(args) > 1 else kwargs.get("inputs", UNKNOWN)
@@ -2340,13 +2385,15 @@ class Evaluator:
                 reported = True
                 break
         if not reported:
-            changes: set[int] = set()
+            changes: set[object] = set()
             for site in ordered:
                 dirt = st.dirty.get(site)
-                if dirt is not None and id(dirt.node) not in changes:
-                    # Every change that alone would make this backward raise is one to fix (two
-                    # noise buffers resampled in place), each reported at its own statement.
-                    changes.add(id(dirt.node))
+                key = "step" if dirt is not None and dirt.kind == "step" else id(dirt.node) if dirt else None
+                if dirt is not None and key not in changes:
+                    # Every in-place write that alone would make this backward raise is one to fix
+                    # (two noise buffers resampled in place), each reported at its own statement.
+                    # Steps are one story: the loss is to be computed after them.
+                    changes.add(key)
                     self.rep.dirty_backward(run, site, dirt, self.loops)
                     reported = True
         if not reported:
@@ -2610,6 +2657,19 @@ def constant(node: ast.Constant) -> Val:
 
 
 _CONSTANTS: dict[tuple[type, object], Val] = {}
+
+
+def _are_parameters(inputs: Val) -> bool:
+    """Are these `autograd.grad` inputs a module's parameters (`model.parameters()`, a list or the
+    values of a dict of them)?"""
+    if inputs.ty is Ty.PARAMS:
+        return True
+    members = [*(inputs.elts or ()), *((inputs.item,) if inputs.item is not None else ())]
+    if not members and inputs.is_tensor:
+        members = [inputs]
+    return bool(members) and all(
+        m.ty is Ty.PARAMS or isinstance(m.info, ModuleInst) and m.obj is m.info.params_obj for m in members
+    )
 
 
 def _known_truth(val: Val) -> bool | None:

@@ -840,6 +840,10 @@ class Interpreter(Evaluator):
         """What certainly holds of every element a loop over ``node`` binds."""
         if it.ty is Ty.PARAMS:
             return it.elts[0] if it.elts else UNKNOWN
+        if it.ty is Ty.TENSOR and it.grad in (Grad.NONE, Grad.GRAPH):
+            # Its rows: views that share its version counter and its graph.
+            rows = it.shape[1:] if it.shape else None
+            return Val(it.grad, Ty.TENSOR, sites=it.sites, obj=it.obj, shape=rows, taints=it.taints)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
             fn = node.func.id
             if fn == "range":

@@ -668,6 +668,9 @@ class Reporter:
     def build_statement(self, site: Site, loop: LoopFrame, name: str) -> ast.stmt | None:
         """The innermost statement that built the value ``name`` held when the loop began (in a
         helper the program called before the loop, say)."""
+        cell = self.stale_cell(site, loop)
+        if cell is not None and (self.cell_names.get(cell) or cell) == name:
+            return self.cell_writes[cell]  # the statement that stored it on the object
         val = loop.starts.get(1, {}).get(name)
         root = val.root if val is not None and val.root is not None else site
         inside = {id(n) for n in ast.walk(loop.node)}
@@ -691,9 +694,25 @@ class Reporter:
                 best = (key, name, line)
         if best is not None:
             return best[1], best[2]
+        cell = self.stale_cell(site, loop)
+        if cell is not None:
+            return self.cell_names.get(cell) or cell, self.cell_writes[cell].lineno
         if site.binding:
             return site.binding
         return self.text(site.node), getattr(site.node, "lineno", 0)
+
+    def stale_cell(self, site: Site, loop: LoopFrame) -> str | None:
+        """An object's attribute that held the stale graph when the loop began and that the loop
+        read (`self.fake_B`, set by `self.forward()` and read by a method the loop calls)."""
+        for key, val in sorted(loop.starts.get(1, {}).items()):
+            if key[0] != "@" or key not in self.cell_writes or not _reaches(val, site):
+                continue
+            if any(
+                v is val and any(l_id == id(loop.node) for l_id, _ in ipath)
+                for v, ipath in self.cell_reads.get(key, ())
+            ):
+                return key
+        return None
 
     def move_parts(self, run: BackwardRun, loop: LoopFrame) -> dict[str, Any] | None:
         """Params of move-into-loop for every pre-loop statement of the stale graph, when that is safe."""
