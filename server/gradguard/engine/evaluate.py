@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import builtins
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from .. import observations as obs
 from . import shapes as shp
@@ -294,6 +294,17 @@ class Evaluator:
 
     def e_Compare(self, node: ast.Compare) -> Val:
         vals = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
+        if (
+            len(node.ops) == 1
+            and isinstance(node.ops[0], (ast.In, ast.NotIn))
+            and vals[0].lit is not None
+            and vals[1].ty is Ty.DICT
+            and vals[1].keys is not None
+            and vals[1].elts is not None
+        ):
+            # `"neg_bias" in cfg.logit_reg` on a dict whose keys are all known.
+            found = vals[0].lit[0] in vals[1].keys
+            return Val(Grad.NONE, Ty.OTHER, truth=found if isinstance(node.ops[0], ast.In) else not found)
         if any(v.is_tensor for v in vals) and all(
             isinstance(o, (ast.Lt, ast.Gt, ast.LtE, ast.GtE, ast.Eq, ast.NotEq)) for o in node.ops
         ):
@@ -308,7 +319,7 @@ class Evaluator:
         want = isinstance(node.op, ast.Or)  # `or` stops at the first true operand, `and` at a false one
         for i, v in enumerate(node.values):
             val = self.expr(v)
-            truth = _known_truth(val)
+            truth = known_truth(val)
             if truth is None:
                 for rest in node.values[i + 1 :]:
                     self.expr(rest)
@@ -480,8 +491,9 @@ class Evaluator:
                 val = self.op_result(node, (base,), saves=False, shape=shp.index(base.shape, node.slice))
                 return val.with_(obj=base.obj)  # a view shares its base's version counter
             if base.grad is Grad.NONE:
-                return Val(Grad.NONE, Ty.TENSOR, obj=base.obj, cause=base.cause)
-            return Val(Grad.UNKNOWN, Ty.TENSOR)
+                # A part of it: the same tensor's memory, and what marks it (a constant gradient).
+                return Val(Grad.NONE, Ty.TENSOR, obj=base.obj, cause=base.cause, taints=base.taints)
+            return Val(Grad.UNKNOWN, Ty.TENSOR, taints=base.taints)
         return UNKNOWN
 
     def e_Attribute(self, node: ast.Attribute) -> Val:
@@ -836,7 +848,11 @@ class Evaluator:
                 # einsum(equation, *operands) or einsum(equation, [operands]).
                 operands = list(args[1].elts or ()) if len(args) == 2 and args[1].elts else args[1:]
                 if operands and all(a.is_tensor for a in operands):
-                    return self.tensor_op(name, node, operands[0], operands[1:], kwargs, (), first_arg=None)
+                    out = self.tensor_op(name, node, operands[0], operands[1:], kwargs, (), first_arg=None)
+                    equation = args[0].lit[0] if args[0].lit is not None else None
+                    if isinstance(equation, str):
+                        out = out.with_(shape=shp.einsum(equation, [o.shape for o in operands]))
+                    return out
             if name in ("cat", "stack", "concat", "hstack", "vstack") and args:
                 elts = args[0].elts
                 if elts:
@@ -979,6 +995,11 @@ class Evaluator:
             shape = _data_shape(args[0])
         elif name.endswith("_like") and args:
             shape = args[0].shape
+        elif name == "eye" and 1 <= len(args) <= 2:
+            sizes = [a.lit[0] if a.lit is not None else None for a in args]
+            if all(type(n) is int for n in sizes):
+                rows = cast(int, sizes[0])
+                shape = (rows, cast(int, sizes[-1]) if len(sizes) == 2 else rows)
         cause: tuple[str, ast.AST] | None = None
         if (
             name == "tensor"
@@ -1814,21 +1835,26 @@ class Evaluator:
         if not backwards or stmt is None or not self.runs_every_iteration(stmt):
             return
         backward = min(backwards, key=lambda b: (b.lineno, b.col_offset))
-        step = self.step_after(stmt, node)
         loop = self.loops[-1].node
-        if step is None or self.rep.blocks.get(id(step)) is loop.body:
+        # Where one iteration's clear, backward and step are: the loop's body, or the training-step
+        # function the loop calls (`module.training_step(batch, i)`).
+        region: ast.AST = loop
+        if not _within(loop, stmt) and self.frames and _within(self.frames[-1].func, stmt):
+            region = self.frames[-1].func
+        step = self.step_after(stmt, node, region)
+        if step is None or self.rep.blocks.get(id(step)) is getattr(region, "body", None):
             return  # accumulation means a step under a condition (`if (i + 1) % k == 0:`)
-        if not _before_in(loop, stmt, backward):
+        if not _before_in(region, stmt, backward):
             return  # a clear between two backward passes of one iteration (gradient surgery)
         self.rep.publish(obs.DiscardedGradients(stmt, node, backward, step))
 
-    def step_after(self, stmt: ast.stmt, zero_grad: ast.Call) -> ast.stmt | None:
-        """The `<same optimizer>.step()` statement after ``stmt`` in the innermost loop's body (under
-        an `if` too), where the clear belongs."""
+    def step_after(self, stmt: ast.stmt, zero_grad: ast.Call, region: ast.AST) -> ast.stmt | None:
+        """The `<same optimizer>.step()` statement after ``stmt`` in the region of one iteration
+        (under an `if` too), where the clear belongs."""
         if not isinstance(zero_grad.func, ast.Attribute):
             return None
         owner = ast.dump(zero_grad.func.value)  # the receiver as code (messages shorten their text)
-        for node in ast.walk(self.loops[-1].node):
+        for node in ast.walk(region):
             if (
                 isinstance(node, ast.Expr)
                 and isinstance(node.value, ast.Call)
@@ -2054,6 +2080,11 @@ class Evaluator:
         site = self.new_site(node, True, tuple(args), frozenset(saved), inst, call_args)
         site.frozen = frozen_on_grad
         site.hazard = inst.hazard
+        last = inst.seq_children[-1] if inst.kind == "container" and inst.seq_children else None
+        if last is not None and last.kind == "activation" and api.ACTIVATIONS.get(last.cls_name, False):
+            # A Sequential ending in Sigmoid (Tanh, Softmax...) saved its own output for backward:
+            # changing that output in place (`logits += bias`) makes the backward raise.
+            site.saves_own_output = True
         sites = frozenset({site}).union(*(a.sites for a in args))
         out = Val(
             Grad.GRAPH,
@@ -2672,7 +2703,7 @@ def _are_parameters(inputs: Val) -> bool:
     )
 
 
-def _known_truth(val: Val) -> bool | None:
+def known_truth(val: Val) -> bool | None:
     """``bool(val)`` where certain: None, a known number or string, a function, class or module."""
     if val.ty is Ty.NONE_OBJ:
         return False
@@ -2682,6 +2713,8 @@ def _known_truth(val: Val) -> bool | None:
         return val.truth
     if val.ty in (Ty.FUNC, Ty.QUAL, Ty.MODULE, Ty.OPTIMIZER):
         return True
+    if val.ty in (Ty.LIST, Ty.TUPLE, Ty.DICT) and val.elts is not None:
+        return bool(val.elts)  # a container whose elements are all known: empty or not
     return None
 
 
@@ -2756,7 +2789,13 @@ def _method_shape(
 _NUMPY_CONVERTS = frozenset(
     {"array", "asarray", "asanyarray", "exp", "log", "sqrt", "abs", "clip", "round", "argmax", "argmin"}
     | {"isnan", "isfinite", "float32", "float64", "tanh", "sign", "square", "maximum", "minimum"}
+    | {"copy", "percentile", "quantile", "median"}
 )
+
+
+def _within(outer: ast.AST, stmt: ast.stmt) -> bool:
+    """Does the statement lie in ``outer``'s lines?"""
+    return getattr(outer, "lineno", 0) <= stmt.lineno <= (getattr(outer, "end_lineno", 0) or 0)
 
 
 def _before_in(loop: ast.AST, first: ast.stmt, then: ast.stmt) -> bool:

@@ -27,6 +27,7 @@ from .evaluate import (
     carries_graph,
     compare_truth,
     constant,
+    known_truth,
 )
 from .report import Reporter, name_loads
 from .state import LoopFrame, State, join_states
@@ -237,8 +238,10 @@ class Interpreter(Evaluator):
                 val = args[i]
             elif name in kwargs:
                 val = kwargs[name]
-            elif default is not None and isinstance(default, ast.Constant):
+            elif default is not None and isinstance(default, (ast.Constant, ast.Tuple, ast.UnaryOp)):
                 val = self.expr(default)
+            elif default is not None and (factory := _default_factory(default)) is not None:
+                val = self.expr(factory)  # `field(default_factory=lambda: dict(neg_bias=0.05))`
             else:
                 val = UNKNOWN
             st.env[f"{inst.key}.{name}"] = val
@@ -314,9 +317,9 @@ class Interpreter(Evaluator):
             # Under no_grad (or on a leaf) an in-place op keeps the tensor's grad status.
             if self.st is not None and self.st.mode is GradMode.ON and cur.grad is not Grad.LEAF:
                 new = self.binop_val(node.op, cur, value, node)
-                self.assign(
-                    target, new.with_(obj=cur.obj, taints=new.taints | cur.taints), node, keep_binding=True
-                )
+                # Still the same tensor (and, through `.data`, still a change autograd never sees).
+                new = new.with_(obj=cur.obj, taints=new.taints | cur.taints, via_data=cur.via_data)
+                self.assign(target, new, node, keep_binding=True)
             elif self.st is not None and self.st.mode is GradMode.MAYBE and value.grad is not Grad.NONE:
                 # Recording or not (`set_grad_enabled(flag)`): whether it gains a graph is not known.
                 self.assign(target, cur.with_(grad=Grad.UNKNOWN, cause=None), node, keep_binding=True)
@@ -413,7 +416,7 @@ class Interpreter(Evaluator):
         test = self.expr(node.test)
         truth = self.static_truth(node.test)
         if truth is None and isinstance(node.test, ast.Compare):
-            truth = test.truth  # `if (i + 1) % k == 0:` on known numbers
+            truth = test.truth  # `if (i + 1) % k == 0:` on known numbers, `if key in cfg:`
         if truth is True:
             self.block(node.body)
             return
@@ -434,7 +437,10 @@ class Interpreter(Evaluator):
         if isinstance(test, ast.Constant):
             return bool(test.value)
         if isinstance(test, (ast.Name, ast.Attribute)):
-            return self.peek(test).truth  # a flag known to be True or False (a default, a constant)
+            val = self.peek(test)
+            if val.truth is not None:
+                return val.truth  # a flag known to be True or False (a default, a constant)
+            return known_truth(val) if val.ty in (Ty.LIST, Ty.TUPLE, Ty.DICT, Ty.NONE_OBJ) else None
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             inner = self.static_truth(test.operand)
             return None if inner is None else not inner
@@ -1272,3 +1278,22 @@ def _function_defs(
         elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
             yield from _function_defs(stmt.body, cls, classes)
             yield from _function_defs(getattr(stmt, "orelse", []) or [], cls, classes)
+
+
+def _default_factory(default: ast.expr) -> ast.expr | None:
+    """What a dataclass field's `field(default_factory=...)` builds, as an expression: the lambda's
+    body, or an empty `dict()` / `list()`."""
+    if not (isinstance(default, ast.Call) and isinstance(default.func, (ast.Name, ast.Attribute))):
+        return None
+    name = default.func.id if isinstance(default.func, ast.Name) else default.func.attr
+    if name != "field":
+        return None
+    for k in default.keywords:
+        if k.arg == "default_factory":
+            if isinstance(k.value, ast.Lambda) and not k.value.args.args:
+                return k.value.body
+            if isinstance(k.value, ast.Name) and k.value.id in ("dict", "list"):
+                return ast.Call(k.value, [], [])
+        if k.arg == "default":
+            return k.value
+    return None

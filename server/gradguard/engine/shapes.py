@@ -312,3 +312,27 @@ def module_shape(inst: ModuleInst, shape: Shape | None) -> Shape | None:
                 return None
         return out
     return None
+
+
+def einsum(equation: str, shapes: Sequence[Shape | None]) -> Shape | None:
+    """The output shape of `torch.einsum(equation, ...)` with an explicit `->` and no `...`."""
+    eq = equation.replace(" ", "")
+    if "->" not in eq or "." in eq:
+        return None
+    inputs, output = eq.split("->")
+    specs = inputs.split(",")
+    if len(specs) != len(shapes) or not all(s.isalpha() for s in specs) or not output.isalpha() and output:
+        return None
+    sizes: dict[str, int | None] = {}
+    for spec, shape in zip(specs, shapes, strict=True):
+        if shape is not None and len(shape) != len(spec):
+            return None
+        for i, letter in enumerate(spec):
+            size = shape[i] if shape is not None else None
+            if size is not None and size != 1:
+                sizes[letter] = size
+            else:
+                sizes.setdefault(letter, None)
+    if not all(letter in sizes for letter in output):
+        return None
+    return tuple(sizes[letter] for letter in output)
