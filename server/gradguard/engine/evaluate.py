@@ -1724,17 +1724,10 @@ class Evaluator:
         st = self.st
         if st is None:
             return []
-        out: list[Site] = []
-        seen: set[int] = set()
         vals = list(st.env.values()) if extra is None else [*st.env.values(), extra]
         for outer in self.callers:
             vals.extend(outer.env.values())  # graphs the callers hold (a helper changes a buffer)
-        for site in held_sites(vals):
-            if id(site) not in seen:
-                seen.add(id(site))
-                if obj in site.saved or (site.saves_own_output and obj is site):
-                    out.append(site)
-        return out
+        return [s for s in held_sites(vals) if obj in s.saved or (s.saves_own_output and obj is s)]
 
     # -- modules and optimizers ------------------------------------------------------
 
@@ -1919,11 +1912,9 @@ class Evaluator:
         if name == "step" and isinstance(info, OptimizerInfo) and self.st is not None:
             # The step changes every parameter in place: graphs that saved them are stale.
             stmt = self.stmt_stack[-1] if self.stmt_stack else node
-            seen: set[int] = set()
             for site in held_sites(self.st.env.values()):
-                if id(site) in seen or not (site.saved & info.objs):
+                if not (site.saved & info.objs):
                     continue
-                seen.add(id(site))
                 retained = self.st.retained.get(site)
                 optimizer = node.func.value if isinstance(node.func, ast.Attribute) else node.func
                 self.st.dirty[site] = Dirt(

@@ -51,6 +51,8 @@ _STMT_DISPATCH: dict[type, Any] = {}
 MAX_UNROLL_DEPTH = 4
 _TRAINING_LOOP = re.compile(r"\.backward\(")
 _MISPLACED_CLEAR = re.compile(r"zero_grad\(")
+# A clear written after a backward and before a step (the order GG201's misplaced case needs).
+_CLEAR_AFTER_BACKWARD = re.compile(r"\.backward\([\s\S]*zero_grad\([\s\S]*\.step\(")
 _BACKPROP = re.compile(r"backward|autograd")
 # A loop that assembles layers: `layers.append(nn.Linear(...))`, `layers += [...]`, `add_module(`.
 _BUILDS_LAYERS = re.compile(r"\bnn\.[A-Z]\w*\(|add_module\(|\.append\([A-Z]\w*\(")
@@ -80,12 +82,15 @@ class Interpreter(Evaluator):
         final_globals = dict(self.st.env) if self.st is not None else dict(self.globals_env)
         self.globals_env = final_globals
         # Every function on its own, parameters unknown (finds bugs inside training functions).
-        for func, cls in self.all_functions():
+        functions = list(self.all_functions())
+        for func, cls in functions:
             if self.rep.relevant(func):
                 self.analyse_standalone(func, cls)
         if _MISPLACED_CLEAR.search(self.rep.source):
-            for scope in [self.tree, *(f for f, _ in self.all_functions())]:
-                check_misplaced(self.rep, scope, self)
+            for scope in [self.tree, *(f for f, _ in functions)]:
+                text = self.rep.segment(scope) if scope is not self.tree else self.rep.source
+                if _CLEAR_AFTER_BACKWARD.search(text):
+                    check_misplaced(self.rep, scope, self)
         self.rep.finish()
 
     def grad_clears(self) -> frozenset[int]:
@@ -289,7 +294,7 @@ class Interpreter(Evaluator):
             isinstance(target, (ast.Attribute, ast.Subscript))
             and isinstance(node.value, ast.BinOp)
             and isinstance(node.value.op, ast.Add)
-            and ast.dump(node.value.left) == ast.dump(target)
+            and _same_target(node.value.left, target)
             and bool(self.loops)
         )
         cur = self.peek(target) if cell_sum and target is not None else None
@@ -1297,3 +1302,13 @@ def _default_factory(default: ast.expr) -> ast.expr | None:
         if k.arg == "default":
             return k.value
     return None
+
+
+def _same_target(a: ast.expr, b: ast.expr) -> bool:
+    """The same name, attribute chain or subscript as code (`self.total` and `self.total`)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (ast.Name, ast.Attribute)):
+        chain = _chain(a)
+        return chain is not None and chain == _chain(b)
+    return ast.dump(a) == ast.dump(b)

@@ -16,18 +16,21 @@ if TYPE_CHECKING:
     from .report import Reporter
 
 
-def _statements(stmts: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement of a block, nested blocks included, nested functions excluded."""
+def _statements(stmts: list[ast.stmt], into_loops: bool = True) -> Iterator[ast.stmt]:
+    """Every statement of a block, nested blocks included (loops' only if ``into_loops``), nested
+    functions excluded."""
     for stmt in stmts:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         yield stmt
+        if not into_loops and isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+            continue
         for field in ("body", "orelse", "finalbody"):
             inner = getattr(stmt, field, None)
             if isinstance(inner, list):
-                yield from _statements(inner)
+                yield from _statements(inner, into_loops)
         for handler in getattr(stmt, "handlers", ()) or ():
-            yield from _statements(handler.body)
+            yield from _statements(handler.body, into_loops)
 
 
 def _calls(loop: ast.AST) -> list[ast.Call]:
@@ -55,6 +58,13 @@ def _resolve(node: ast.expr, env: dict[str, Val], ev: Evaluator) -> Val | None:
 
 
 def _same(a: ast.expr, b: ast.expr) -> bool:
+    """The same receiver as code: `optimizer`, `self.optimizer`, `opts[0]`."""
+    if isinstance(a, ast.Name) and isinstance(b, ast.Name):
+        return a.id == b.id
+    if isinstance(a, ast.Attribute) and isinstance(b, ast.Attribute):
+        return a.attr == b.attr and _same(a.value, b.value)
+    if type(a) is not type(b):
+        return False
     return ast.dump(a) == ast.dump(b)
 
 
@@ -198,13 +208,16 @@ def _method_statements(block: list[ast.stmt]) -> list[tuple[int, ast.stmt, ast.e
 
 def check_misplaced(rep: Reporter, scope: ast.AST, ev: Evaluator) -> None:
     """backward; zero_grad; step in a function (or module code) not in a loop: wrong on every call
-    (a `backward_and_step(loss, optimizer)` helper), whoever loops over it."""
-    _misplaced(rep, scope, {}, ev)
+    (a `backward_and_step(loss, optimizer)` helper), whoever loops over it. (Loops of the function
+    are checked as loops, with what their names hold.)"""
+    _misplaced(rep, scope, {}, ev, into_loops=False)
 
 
-def _misplaced(rep: Reporter, loop: ast.AST, env: dict[str, Val], ev: Evaluator) -> None:
+def _misplaced(
+    rep: Reporter, loop: ast.AST, env: dict[str, Val], ev: Evaluator, into_loops: bool = True
+) -> None:
     """backward; zero_grad; step in one straight run of statements: the step sees zeros."""
-    for node in [loop, *_statements(list(getattr(loop, "body", [])))]:
+    for node in [loop, *_statements(list(getattr(loop, "body", [])), into_loops)]:
         for block in (getattr(node, "body", None), getattr(node, "orelse", None)):
             if not isinstance(block, list):
                 continue

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import enum
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -352,12 +352,22 @@ def elements(val: Val) -> Val | None:
     return val.item
 
 
-def held_sites(vals: Iterable[Val], depth: int = 4) -> Iterator[Site]:
+def held_sites(vals: Iterable[Val], depth: int = 4) -> set[Site]:
     """The graph nodes these values hold, the ones inside their tuples, lists and dicts included
     (`losses["actor"]` keeps its graph as much as `actor_loss` does)."""
+    out: set[Site] = set()
+    stack: list[tuple[Val, int]] = []
     for val in vals:
-        yield from val.sites
-        yield from val.held
-        if depth and (val.elts or val.item is not None):
-            inner = [*(val.elts or ()), *((val.item,) if val.item is not None else ())]
-            yield from held_sites(inner, depth - 1)
+        out.update(val.sites)
+        if val.held or val.elts or val.item is not None:
+            stack.append((val, depth))
+    while stack:
+        val, left = stack.pop()
+        out.update(val.held)
+        if left <= 0:
+            continue
+        for inner in (*(val.elts or ()), *((val.item,) if val.item is not None else ())):
+            out.update(inner.sites)
+            if inner.held or inner.elts or inner.item is not None:
+                stack.append((inner, left - 1))
+    return out
