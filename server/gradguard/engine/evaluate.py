@@ -905,7 +905,7 @@ class Evaluator:
             if len(exact) == len(args) and all(e is not None for e in exact):
                 rows = list(zip(*exact, strict=False))
                 if name == "enumerate":
-                    rows = [(NUMBER, *row) for row in rows]
+                    rows = [(Val(Grad.NONE, Ty.NUMBER, lit=(k,)), *row) for k, row in enumerate(rows)]
                 taints = frozenset().union(*(a.taints for a in args))
                 pairs = tuple(Val(Grad.NONE, Ty.TUPLE, elts=tuple(row)) for row in rows)
                 return Val(Grad.NONE, Ty.LIST, elts=pairs, taints=taints)

@@ -753,7 +753,10 @@ class Interpreter(Evaluator):
                 inner = self.module_sequence(self.peek(node.args[0]), node.args[0])
                 if inner is None:
                     return None
-                return tuple(Val(Grad.NONE, Ty.TUPLE, elts=(NUMBER, e)) for e in inner)
+                return tuple(
+                    Val(Grad.NONE, Ty.TUPLE, elts=(Val(Grad.NONE, Ty.NUMBER, lit=(k,)), e))
+                    for k, e in enumerate(inner)
+                )
             return None
         if it.ty in (Ty.LIST, Ty.TUPLE) and it.elts and all(e.ty is Ty.MODULE and e.module for e in it.elts):
             # A slice or list of layers (`self.layers[:-1]`): one iteration per layer, as for the
@@ -1312,3 +1315,4 @@ def _same_target(a: ast.expr, b: ast.expr) -> bool:
         chain = _chain(a)
         return chain is not None and chain == _chain(b)
     return ast.dump(a) == ast.dump(b)
+
