@@ -492,7 +492,10 @@ class Evaluator:
                 return val.with_(obj=base.obj)  # a view shares its base's version counter
             if base.grad is Grad.NONE:
                 # A part of it: the same tensor's memory, and what marks it (a constant gradient).
-                return Val(Grad.NONE, Ty.TENSOR, obj=base.obj, cause=base.cause, taints=base.taints)
+                shape = shp.index(base.shape, node.slice)
+                return Val(
+                    Grad.NONE, Ty.TENSOR, obj=base.obj, cause=base.cause, taints=base.taints, shape=shape
+                )
             return Val(Grad.UNKNOWN, Ty.TENSOR, taints=base.taints)
         return UNKNOWN
 
@@ -608,6 +611,9 @@ class Evaluator:
         exact = first.elts if first.ty in (Ty.LIST, Ty.TUPLE) else None
         if first.ty is Ty.DICT and first.keys is not None and first.elts is not None:
             exact = tuple(_key_val(k) for k in first.keys)  # iterating a dict gives its keys
+        elif first.ty is Ty.MODULE and first.module is not None and first.module.seq_children:
+            # `tuple(head(h) for head in self.heads)`: one element per layer of the container.
+            exact = tuple(Val(Grad.NONE, Ty.MODULE, module=m) for m in first.module.seq_children)
         if len(node.generators) == 1 and exact and len(exact) <= MAX_EXACT_ELEMENTS:
             # Over a known sequence (a ModuleDict's items, a tuple of losses): once per element.
             gen = node.generators[0]
@@ -901,7 +907,15 @@ class Evaluator:
         if name in ("len", "round", "abs") and not (args and args[0].is_tensor):
             return NUMBER
         if name in ("zip", "enumerate") and args and not node.keywords:
-            exact = [a.elts for a in args if a.ty in (Ty.LIST, Ty.TUPLE)]
+            exact = [
+                a.elts
+                if a.ty in (Ty.LIST, Ty.TUPLE)
+                else tuple(_key_val(k) for k in a.keys)  # a dict iterates over its keys
+                if a.ty is Ty.DICT and a.keys is not None and a.elts is not None
+                else None
+                for a in args
+            ]
+            exact = [e for e in exact if e is not None]
             if len(exact) == len(args) and all(e is not None for e in exact):
                 rows = list(zip(*exact, strict=False))
                 if name == "enumerate":
@@ -935,8 +949,9 @@ class Evaluator:
             lst = args[0]
             item = elements(lst)
             if item is not None and item is not EMPTY and item.requires_grad:
-                # sum() adds the elements one by one: add saves nothing.
-                out = self.op_result(node, (item,), saves=False)
+                # sum() adds the elements one by one: add saves nothing. Elements of one shape (what
+                # holds of every element) add up to that shape.
+                out = self.op_result(node, (item,), saves=False, shape=item.shape)
                 return out.with_(taints=out.taints | lst.taints, sites=out.sites | lst.held)
             if lst.elts and item is not None and item.is_tensor and item.grad is Grad.NONE:
                 # Tensors none of which has a graph (computed under no_grad): neither has their sum.
@@ -1634,6 +1649,8 @@ class Evaluator:
             shape = recv.shape
         elif name == "matmul" and args:
             shape = shp.matmul(recv.shape, args[0].shape)
+        elif name == "gather" and (len(args) >= 2 or "index" in kwargs):
+            shape = (args[1] if len(args) >= 2 else kwargs["index"]).shape  # the index's shape
         elif name in _SHAPE_METHODS:
             shape = _method_shape(name, node, recv.shape, args, kwargs)
         val = self.op_result(

@@ -1315,4 +1315,3 @@ def _same_target(a: ast.expr, b: ast.expr) -> bool:
         chain = _chain(a)
         return chain is not None and chain == _chain(b)
     return ast.dump(a) == ast.dump(b)
-
