@@ -2336,9 +2336,12 @@ class Evaluator:
                 return Val(Grad.UNKNOWN, Ty.TUPLE)
             # The gradients are computed by a graph of their own that reads the buffers the forward
             # saved: backpropagating them walks those buffers again (a gradient penalty).
-            sites = frozenset().union(*(v.sites for v in tensors))
+            # The gradient graph itself is a node of its own, made here, whose buffers a backward
+            # through the gradient frees (Hessian rows: the second row's backward raises).
+            made = self.new_site(node, True, tuple(tensors))
+            sites = frozenset({made}).union(*(v.sites for v in tensors))
             taints = frozenset().union(*(v.taints for v in tensors))
-            grad = Val(Grad.GRAPH, Ty.TENSOR, sites=sites, taints=taints)
+            grad = Val(Grad.GRAPH, Ty.TENSOR, sites=sites, taints=taints, root=made, obj=object())
             if inputs.elts is not None and inputs.ty is not Ty.PARAMS:
                 return Val(Grad.NONE, Ty.TUPLE, elts=tuple(grad for _ in inputs.elts))
             if inputs.is_tensor:

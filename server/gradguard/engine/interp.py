@@ -66,6 +66,7 @@ class Interpreter(Evaluator):
         self.module_aliases: set[str] = set()
         self._self_instances: dict[str, Val] = {}
         self._backprop_funcs: set[str] | None = None
+        self._grad_aliases: tuple[str, ...] | None = None
         self._bindings: dict[ast.AST, _Bindings] = {}
         self._free: dict[ast.AST, set[str]] = {}
         self._feeds: dict[tuple[int, str, int], bool] = {}
@@ -843,6 +844,15 @@ class Interpreter(Evaluator):
         Only then can iteration 2 meet something iteration 1 freed; other loops run once."""
         text = self.rep.segment(loop)
         if _BACKPROP.search(text):
+            return True
+        if self._grad_aliases is None:
+            # `from torch.autograd import grad` then `grad(...)`: the word "autograd" is not there.
+            self._grad_aliases = tuple(
+                name + "("
+                for name, val in self.globals_env.items()
+                if val.ty is Ty.QUAL and val.qual in ("torch.autograd.grad", "torch.autograd.backward")
+            )
+        if any(alias in text for alias in self._grad_aliases):
             return True
         if self._backprop_funcs is None:
             self._backprop_funcs = {
