@@ -765,6 +765,8 @@ class Evaluator:
                     if val.lit is not None:
                         return val.lit[0]
                 return _NOT_CONST
+        if any(k.arg is None for k in node.keywords):
+            return _NOT_CONST  # `f(..., **kwargs)` may pass it
         return None
 
     def kw_node(self, node: ast.Call, name: str) -> ast.keyword | None:
@@ -2351,7 +2353,7 @@ class Evaluator:
             # Gradients with respect to inputs (a penalty's `mixed`) are marked: folded into a loss
             # they train nothing. With respect to parameters they are an update's step (first-order
             # MAML's `w - lr * g` is constant in `g` on purpose): not a penalty.
-            penalty = not _are_parameters(inputs)
+            penalty = not _are_parameters(inputs)  # with respect to known input tensors
             grad = Val(
                 Grad.NONE,
                 Ty.TENSOR,
@@ -2702,14 +2704,17 @@ _CONSTANTS: dict[tuple[type, object], Val] = {}
 
 
 def _are_parameters(inputs: Val) -> bool:
-    """Are these `autograd.grad` inputs a module's parameters (`model.parameters()`, a list or the
-    values of a dict of them)?"""
+    """Could these `autograd.grad` inputs be a module's parameters (`model.parameters()`, a list or
+    the values of a dict of them, or inputs not known)? Only gradients with respect to known other
+    tensors (a penalty's `mixed`) are taken for a penalty."""
     if inputs.ty is Ty.PARAMS:
         return True
     members = [*(inputs.elts or ()), *((inputs.item,) if inputs.item is not None else ())]
     if not members and inputs.is_tensor:
         members = [inputs]
-    return bool(members) and all(
+    if not members or not all(m.is_tensor or m.ty is Ty.PARAMS for m in members):
+        return True  # not known to be inputs: not claimed to be a penalty
+    return all(
         m.ty is Ty.PARAMS or isinstance(m.info, ModuleInst) and m.obj is m.info.params_obj for m in members
     )
 
