@@ -190,6 +190,13 @@ def _specs() -> list[Spec]:
         S("amax", ms, A),
         S("amin", ms, A),
         S("logsumexp", ms, A, call=lambda f, t: f(t[0], 1)),
+        S("logcumsumexp", ms, A, call=lambda f, t: f(t[0], 1)),
+        S("nan_to_num", ms, A),
+        S("diagonal", ms, A),
+        S("diag", ms, A),
+        S("trace", ms, A),
+        S("cdist", TORCH, A, B),
+        S("dist", ms, A, B),
         S("cumprod", ms, A, call=lambda f, t: f(t[0], 1)),
         S("masked_fill", ms, A, ("bool", (3, 4)), call=lambda f, t: f(t[0], t[1], 0.0)),
         # torch.where(cond, x, y): the first tensor input is the condition
