@@ -33,8 +33,9 @@ holdout parts are only ever reported as counts; ``--list`` names cases of the ot
 unchanged program (must fail (b), and (a) on raising cases) and one detaching every loss before
 ``.backward(`` (must fail (c)). A report, not a gate: the exit status is always 0.
 
-    python scripts/fix_eval.py [--part corpus|dev|dev2|dev3|dev4|holdout|holdout2|holdout3|holdout4|all] [--list]
-                               [--self-check] [--single] [--keep-asserts] [--workers N] [--time-limit S]
+    python scripts/fix_eval.py [--part corpus|dev|dev2|dev3|dev4|holdout|holdout2|holdout3|holdout4|all]
+                               [--list] [--self-check] [--single] [--keep-asserts] [--workers N]
+                               [--time-limit S]
 """
 
 from __future__ import annotations
