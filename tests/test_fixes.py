@@ -640,3 +640,27 @@ def test_apply_edits_rejects_overlap() -> None:
     with pytest.raises(ValueError):
         apply_edits("abcdef\n", [TextEdit(Span(1, 0, 1, 3), "x"), TextEdit(Span(1, 2, 1, 4), "y")])
     assert apply_edits("ab\n", [TextEdit(Span(1, 1, 1, 1), "1"), TextEdit(Span(1, 1, 1, 1), "2")]) == "a12b\n"
+
+
+def _gg109_fixed(body: str) -> str:
+    from gradguard.api import fix_source
+
+    src = (
+        "import torch\nimport torch.nn as nn\n\nmodel = nn.Linear(3, 1)\n"
+        "crit = nn.MSELoss(reduction='none')\nfor _ in range(2):\n"
+        "    loss = crit(model(torch.randn(4, 3)), torch.randn(4, 1))\n"
+        "    loss.backward()\n" + body
+    )
+    return fix_source(src, "x.py", unsafe=True)[0]
+
+
+def test_gg109_rebinds_a_loss_read_later_as_a_number() -> None:
+    # `loss.item()` after the backward needs the number too: `loss = loss.mean()` before it.
+    fixed = _gg109_fixed("    print(loss.item())\n")
+    assert "    loss = loss.mean()\n    loss.backward()\n" in fixed
+
+
+def test_gg109_keeps_the_per_sample_loss_other_reads_use() -> None:
+    # Per-sample priorities read the loss after the backward: only the backward is reduced.
+    fixed = _gg109_fixed("    priorities = loss.detach().abs()\n")
+    assert "loss.mean().backward()" in fixed and "loss = loss.mean()" not in fixed

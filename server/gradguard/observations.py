@@ -55,6 +55,11 @@ class Context(Protocol):
         """True the first time ``key`` is asked in this analysis (one finding per cause)."""
         ...
 
+    def reads_after(self, stmt: ast.stmt, name: str) -> str | None:
+        """How the local ``name`` is read after ``stmt`` in its function: None (not at all),
+        "number" (only as `name.item()` or `float(name)`), or "other"."""
+        ...
+
 
 # -- the source itself --------------------------------------------------------------------------
 

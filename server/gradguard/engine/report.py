@@ -209,6 +209,29 @@ class Reporter:
         ]
         return max(around, key=lambda f: f.lineno, default=None)
 
+    def reads_after(self, stmt: ast.stmt, name: str) -> str | None:
+        """How the local ``name`` is read after ``stmt`` in the same function (or module code):
+        None (not at all), "number" (only as `name.item()` or `float(name)`), or "other"."""
+        scope = self.scopes.get(id(stmt))
+        if scope is None:
+            return "other"
+        end = stmt.end_lineno or stmt.lineno
+        loads = numbers = 0
+        seen: set[int] = set()
+        for block in self.blocks.values():
+            if id(block) in seen:
+                continue
+            seen.add(id(block))
+            for other in block:
+                if self.scopes.get(id(other)) != scope or other.lineno <= end:
+                    continue
+                for n in ast.walk(other):
+                    if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
+                        loads += 1
+                    elif isinstance(n, ast.Call) and _reads_as_number(n, name):
+                        numbers += 1
+        return None if not loads else "number" if loads == numbers else "other"
+
     def _index_statements(self) -> None:
         """The statements `name` looks through, gathered once from the statement lists."""
         seen: set[int] = set()
@@ -1346,4 +1369,15 @@ def _has_unresolved_freeze(source: str) -> bool:
         if isinstance(target, ast.Attribute) and target.attr in ("weight", "bias"):
             continue
         return True
+    return False
+
+
+def _reads_as_number(call: ast.Call, name: str) -> bool:
+    """`name.item()` or `float(name)`."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "item" and not call.args:
+        return isinstance(func.value, ast.Name) and func.value.id == name
+    if isinstance(func, ast.Name) and func.id == "float" and len(call.args) == 1:
+        arg = call.args[0]
+        return isinstance(arg, ast.Name) and arg.id == name
     return False

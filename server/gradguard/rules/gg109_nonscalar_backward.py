@@ -49,6 +49,8 @@ reduce, or pass `gradient=` explicitly. `retain_graph` is unrelated.
 
 from __future__ import annotations
 
+import ast
+
 from ..findings import FixRef
 from ..observations import Context, NonScalarBackward
 from .base import UNSAFE, Invalid, Rule, Valid
@@ -192,8 +194,22 @@ def check_nonscalar(ctx: Context, seen: NonScalarBackward) -> None:
         else f"shape ({sizes})"
     )
     target = seen.run.target
+    stmt = seen.run.stmt
     fixes: list[FixRef] = []
-    if target is not None:
+    if (
+        isinstance(target, ast.Name)
+        and isinstance(stmt, ast.Expr)
+        and stmt.value is seen.run.call
+        and ctx.reads_after(stmt, target.id) == "number"
+    ):
+        # The loss is read again after its backward, as a number only (`loss.item()` for the log):
+        # reduce the name itself, so that read gets a number too. (Other reads, such as per-sample
+        # priorities, keep the per-sample loss.)
+        name = target.id
+        for how in ("mean", "sum"):
+            text = f"{name} = {name}.{how}()"
+            fixes.append(ctx.fix("GG109", how, "insert-before", anchor=ctx.span(stmt), text=text))
+    elif target is not None:
         fixes.append(ctx.fix("GG109", "mean", "append", expr=ctx.span(target), suffix=".mean()"))
         fixes.append(ctx.fix("GG109", "sum", "append", expr=ctx.span(target), suffix=".sum()"))
     ctx.add("GG109", seen.run.call, {"loss": ctx.text(target), "why": why}, [], fixes)
