@@ -184,7 +184,7 @@ SECTIONS = ("## What it does", "## Why is this bad", "## Example", "## Fix")
 # Message fields the engine passes, by rule and template ("" is the main message).
 DOCUMENTED_FIELDS: dict[str, dict[str, set[str]]] = {
     "GG000": {"": {"kind", "reason", "python"}, "cell": {"kind", "reason", "python"}},
-    "GG110": {"": {"name"}},
+    "GG110": {"": {"name"}, "list": {"name"}},
     "GG111": {
         "": {"optimizer", "first_line", "second_line"},
         "built-before": {"optimizer", "loss", "saved_line", "second_line"},

@@ -119,6 +119,8 @@ class NumpyOnGrad:
     call: ast.Call
     recv: ast.expr
     array_call: bool
+    # The tensor is one of a list's elements (`np.mean(losses)`): no single expression to change.
+    in_list: bool = False
 
 
 @dataclass(frozen=True, slots=True)

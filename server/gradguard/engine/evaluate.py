@@ -787,6 +787,15 @@ class Evaluator:
                 # numpy turns the tensor into an array first (`np.clip(action, -1, 1)`); its
                 # reductions (`np.sum(t)`) call the tensor's own method instead, and are left out.
                 self.rep.publish(obs.NumpyOnGrad(node, node.args[0], array_call=True))
+            elif (
+                args
+                and node.args
+                and _holds_grad_tensor(args[0])
+                and not isinstance(node.args[0], ast.Starred)
+            ):
+                # A list of tensors (`np.mean(losses)`): NumPy makes an array of it first, turning
+                # each tensor into one, whatever the function.
+                self.rep.publish(obs.NumpyOnGrad(node, node.args[0], array_call=True, in_list=True))
             self.escape(args, kwargs)
             return OTHER
         if top == "math" and name not in ("inf", "nan", "pi", "e", "tau"):
@@ -2717,6 +2726,16 @@ def _are_parameters(inputs: Val) -> bool:
     return all(
         m.ty is Ty.PARAMS or isinstance(m.info, ModuleInst) and m.obj is m.info.params_obj for m in members
     )
+
+
+def _holds_grad_tensor(val: Val) -> bool:
+    """A list or tuple certainly holding a tensor that requires grad: a known element, or, when
+    it certainly has an element, what holds of every one."""
+    if val.ty not in (Ty.LIST, Ty.TUPLE):
+        return False
+    if val.elts is not None:
+        return any(e.requires_grad for e in val.elts)
+    return bool(val.held) and val.item is not None and val.item.requires_grad
 
 
 def known_truth(val: Val) -> bool | None:

@@ -60,6 +60,12 @@ RULE = Rule(
         "`{name}` requires grad, so turning it into a NumPy array raises a RuntimeError; "
         "use `{name}.detach()` there instead"
     ),
+    variants={
+        "list": (
+            "`{name}` holds tensors that require grad, so NumPy, turning each into an array, raises "
+            "a RuntimeError; keep numbers in it (`.item()`) or detach its tensors first"
+        ),
+    },
     fixes={
         "detach-numpy": (
             "Insert `.detach().cpu()` before `.numpy()`",
@@ -244,6 +250,11 @@ def check_numpy(ctx: Context, seen: NumpyOnGrad) -> None:
     suffix, fix_id = (
         (".detach().cpu().numpy()", "pass-array") if seen.array_call else (".detach().cpu()", "detach-numpy")
     )
+    if seen.in_list:
+        # A list of tensors (`np.mean(losses)`): which element to detach, or whether to keep
+        # numbers (`.item()`) when the list is filled, is the user's call. No automatic fix.
+        ctx.add("GG110", seen.call, {"name": ctx.text(seen.recv)}, [], [], variant="list")
+        return
     fixes = [ctx.fix("GG110", fix_id, "append", expr=ctx.span(seen.recv), suffix=suffix)]
     ctx.add("GG110", seen.call, {"name": ctx.text(seen.recv)}, [], fixes)
 
