@@ -474,7 +474,7 @@ class Evaluator:
         ):
             child = base.module.children.get(str(node.slice.value))
             return Val(Grad.NONE, Ty.MODULE, module=child) if child is not None else UNKNOWN
-        item = _item_at(base, self.key_node(node.slice))
+        item = _item_at(base, key)
         if item is not None:
             return item
         if base.ty in (Ty.LIST, Ty.TUPLE) and isinstance(node.slice, ast.Slice):
@@ -1993,6 +1993,14 @@ class Evaluator:
                 )
         return out
 
+    def run_children(self, inst: ModuleInst, node: ast.Call, x: Val) -> Val:
+        """A Sequential of this file's modules: each child's forward runs, in order, on the output
+        of the one before."""
+        out = x
+        for child in inst.seq_children:
+            out = self.module_call(child, node, [out], {})
+        return out
+
     def _module_call(self, inst: ModuleInst, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
         x = args[0] if args else UNKNOWN
         call_args = tuple(zip(node.args, args, strict=False))
@@ -2058,10 +2066,7 @@ class Evaluator:
             if inst.cls_name == "Sequential" and any(c.kind == "user" for c in inst.seq_children):
                 # Its modules' forwards still run: what they change in place (a noise buffer
                 # resampled with `normal_()`) is changed for the graphs that saved it.
-                out = x
-                for child in inst.seq_children:
-                    out = self.module_call(child, node, [out], {})
-                return out
+                return self.run_children(inst, node, x)
             tensor_out = inst.kind in ("layer", "container") or inst.cls_name == "Sequential"
             ty = Ty.TENSOR if tensor_out and inst.cls_name not in api.RECURRENT else Ty.UNKNOWN
             return Val(Grad.NONE, ty, obj=object(), cause=(NO_GRAD_CAUSE, node))
@@ -2076,10 +2081,7 @@ class Evaluator:
         if (inst.kind == "layer" or recurrent) and x.is_tensor and x.obj is not None:
             saved.add(x.obj)
         if inst.cls_name == "Sequential" and any(c.kind == "user" for c in inst.seq_children):
-            # A Sequential of this file's modules: each child's forward runs, in order.
-            out = x
-            for child in inst.seq_children:
-                out = self.module_call(child, node, [out], {})
+            out = self.run_children(inst, node, x)
             marker = self.new_site(node, False, tuple(args), frozenset(), inst, call_args)
             return _add_site(out, marker)
         if inst.kind == "container" and inst.seq_children:
@@ -2835,8 +2837,7 @@ def _within(outer: ast.AST, stmt: ast.stmt) -> bool:
 
 def _before_in(loop: ast.AST, first: ast.stmt, then: ast.stmt) -> bool:
     """Do both statements lie in the loop, ``first`` ahead of ``then``?"""
-    span = (getattr(loop, "lineno", 0), getattr(loop, "end_lineno", 0) or 0)
-    inside = all(span[0] <= s.lineno <= span[1] for s in (first, then))
+    inside = _within(loop, first) and _within(loop, then)
     return inside and (first.lineno, first.col_offset) < (then.lineno, then.col_offset)
 
 

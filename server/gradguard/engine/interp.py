@@ -50,7 +50,6 @@ from .values import (
 _STMT_DISPATCH: dict[type, Any] = {}
 MAX_UNROLL_DEPTH = 4
 _TRAINING_LOOP = re.compile(r"\.backward\(")
-_MISPLACED_CLEAR = re.compile(r"zero_grad\(")
 # A clear written after a backward and before a step (the order GG201's misplaced case needs).
 _CLEAR_AFTER_BACKWARD = re.compile(r"\.backward\([\s\S]*zero_grad\([\s\S]*\.step\(")
 _BACKPROP = re.compile(r"backward|autograd")
@@ -87,11 +86,11 @@ class Interpreter(Evaluator):
         for func, cls in functions:
             if self.rep.relevant(func):
                 self.analyse_standalone(func, cls)
-        if _MISPLACED_CLEAR.search(self.rep.source):
-            for scope in [self.tree, *(f for f, _ in functions)]:
-                text = self.rep.segment(scope) if scope is not self.tree else self.rep.source
-                if _CLEAR_AFTER_BACKWARD.search(text):
-                    check_misplaced(self.rep, scope, self)
+        if _CLEAR_AFTER_BACKWARD.search(self.rep.source):
+            check_misplaced(self.rep, self.tree, self)
+            for func, _ in functions:
+                if _CLEAR_AFTER_BACKWARD.search(self.rep.segment(func)):
+                    check_misplaced(self.rep, func, self)
         self.rep.finish()
 
     def grad_clears(self) -> frozenset[int]:

@@ -130,9 +130,6 @@ def _may_clear_grads(loop: ast.AST, env: dict[str, Val], ev: Evaluator, depth: i
     """Could code the loop calls, that we cannot see into, clear gradients? A function of this file
     is looked into, its parameters bound to the call's arguments (a few levels deep)."""
 
-    def value(name: str) -> Val | None:
-        return env.get(name) or ev.globals_env.get(name)
-
     for call in ast.walk(loop):
         if not isinstance(call, ast.Call):
             continue
@@ -140,14 +137,14 @@ def _may_clear_grads(loop: ast.AST, env: dict[str, Val], ev: Evaluator, depth: i
         root = func
         while isinstance(root, ast.Attribute):
             root = root.value
-        root_val = value(root.id) if isinstance(root, ast.Name) else None
+        root_val = _resolve(root, env, ev) if isinstance(root, ast.Name) else None
         trusted = (
             root_val is not None
             and root_val.ty is Ty.QUAL
             and (root_val.qual or "").split(".")[0] in (_HARMLESS_MODULES)
         )
         if isinstance(func, ast.Name):
-            val = value(func.id)
+            val = _resolve(func, env, ev)
             if val is None or val.ty is Ty.UNKNOWN:
                 if func.id not in api.HARMLESS_BUILTINS:
                     return True
