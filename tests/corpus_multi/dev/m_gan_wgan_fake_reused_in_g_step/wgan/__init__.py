@@ -1,0 +1,4 @@
+from .config import WGANConfig
+from .trainer import WGANTrainer
+
+__all__ = ["WGANConfig", "WGANTrainer"]

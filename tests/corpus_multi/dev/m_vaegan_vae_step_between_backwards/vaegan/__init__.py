@@ -1,0 +1,3 @@
+from .trainer import VAEGANTrainer
+
+__all__ = ["VAEGANTrainer"]

@@ -1,0 +1,2 @@
+from .agent import SacAgent
+from .memory import Memory

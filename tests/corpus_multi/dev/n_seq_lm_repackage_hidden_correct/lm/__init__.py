@@ -1,0 +1,2 @@
+from .model import LanguageModel
+from .trainer import LanguageModelTrainer

@@ -1,0 +1,4 @@
+from .module import LSTMLanguageModel
+from .loop import TBPTTTrainer
+
+__all__ = ["LSTMLanguageModel", "TBPTTTrainer"]

@@ -1,0 +1,3 @@
+from .yolo import Model, Detect
+
+__all__ = ["Model", "Detect"]
