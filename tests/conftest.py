@@ -23,7 +23,7 @@ from gradguard.findings import Finding, Fix, FixRef, Related, Span, TextEdit
 _NAME = re.compile(r"\bgg(\d{3})\b")
 
 
-def fake_analyze(source: str, filename: str = "<string>") -> list[Finding]:
+def fake_analyze(source: str, filename: str = "<string>", loader: object = None) -> list[Finding]:
     ast.parse(source)
     findings = []
     for number, line in enumerate(source.split("\n"), start=1):
@@ -96,3 +96,10 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI's cache (import resolutions, findings) goes to a folder of the test session, never to
+    the user's own cache folder."""
+    monkeypatch.setenv("GRADGUARD_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "gradguard-cache"))

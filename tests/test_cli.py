@@ -398,7 +398,7 @@ def test_internal_error_in_one_file_does_not_end_the_scan(
     import gradguard.engine
     from conftest import fake_analyze
 
-    def flaky(source: str, filename: str = "<string>") -> list[object]:
+    def flaky(source: str, filename: str = "<string>", loader: object = None) -> list[object]:
         if "boom" in source:
             raise KeyError("boom")
         return fake_analyze(source, filename)  # type: ignore[return-value]

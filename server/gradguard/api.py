@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from types import ModuleType
 
 from . import engine, noqa
+from .engine.modules import Loader
 from .findings import Finding, Fix, FixRef, Span, TextEdit
 from .notebook import Notebook
 from .settings import Settings
@@ -32,7 +33,9 @@ def _without_bom(source: str) -> str:
     return source[1:] if source.startswith("\ufeff") else source
 
 
-def check_source(source: str, filename: str = "<string>", settings: Settings | None = None) -> list[Finding]:
+def check_source(
+    source: str, filename: str = "<string>", settings: Settings | None = None, loader: Loader | None = None
+) -> list[Finding]:
     """The findings of one Python source text, after suppression comments and settings, by position.
 
     Never raises on bad input: code that does not parse gets one finding, GG000, where the parser
@@ -41,7 +44,7 @@ def check_source(source: str, filename: str = "<string>", settings: Settings | N
     settings = settings if settings is not None else Settings()
     source = _without_bom(source)
     try:
-        findings = engine.analyze(source, filename)
+        findings = engine.analyze(source, filename, loader)
     except (SyntaxError, RecursionError, ValueError):
         return []
     return _filtered(findings, source, filename, settings)
@@ -54,14 +57,14 @@ def _filtered(findings: list[Finding], source: str, filename: str, settings: Set
 
 
 def inspect_source(
-    source: str, filename: str = "<string>", settings: Settings | None = None
+    source: str, filename: str = "<string>", settings: Settings | None = None, loader: Loader | None = None
 ) -> engine.Analysis:
     """``check_source``'s findings plus what each backward call frees, from one analysis (the language
     server's hovers need both; running the engine twice would double the latency)."""
     settings = settings if settings is not None else Settings()
     source = _without_bom(source)
     try:
-        analysis = engine.inspect(source, filename)
+        analysis = engine.inspect(source, filename, loader)
     except (SyntaxError, RecursionError, ValueError):
         return engine.Analysis([])
     return analysis.with_findings(_filtered(analysis.findings, source, filename, settings))

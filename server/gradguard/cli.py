@@ -101,6 +101,16 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="worker processes for large trees (default: all cores)",
     )
+    check.add_argument(
+        "--no-follow-imports",
+        action="store_true",
+        help="analyse each file alone, without the project's own modules it imports",
+    )
+    check.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the cache of import resolutions and findings",
+    )
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
     check.add_argument(
         "--statistics",
@@ -208,6 +218,8 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
                 notebook=name.endswith(".ipynb"),
                 with_fixes=with_fixes,
                 unsafe_fixes=args.unsafe_fixes,
+                follow_imports=not args.no_follow_imports,
+                cache=not args.no_cache,
             )
         )
     else:
@@ -233,6 +245,8 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
                     notebook=file.suffix == ".ipynb",
                     with_fixes=with_fixes,
                     unsafe_fixes=args.unsafe_fixes,
+                    follow_imports=not args.no_follow_imports,
+                    cache=not args.no_cache,
                 )
             )
     if resolver.messages:

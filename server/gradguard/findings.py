@@ -36,6 +36,8 @@ class Related:
     # "built" (forward expression that made the graph), "freed" (backward that
     # freed its buffers), "reused" (where it is used again), or "note".
     role: str = "note"
+    # In another file of the project (its absolute path); None: the finding's own file.
+    path: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,8 +9,9 @@ import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from . import api, registry
+from . import api, projects, registry
 from .findings import Finding, Span
 from .notebook import Notebook, NotebookError, StoredPositions, renumber_lines
 from .output import Diagnostic, EditRecord, FixRecord, Location, RelatedRecord
@@ -32,6 +33,10 @@ class Job:
     with_fixes: bool = True
     # --unsafe-fixes: unsafe fixes are applied and counted as fixable too.
     unsafe_fixes: bool = False
+    # Follow imports of the project's own modules (off: --no-follow-imports); resolutions cached on
+    # disk unless --no-cache.
+    follow_imports: bool = True
+    cache: bool = True
 
 
 @dataclass
@@ -43,6 +48,7 @@ class Outcome:
     fixed: str | None = None  # the new text when fixes changed it
     applied: int = 0
     encoding: str = "utf-8"
+    cache_updates: dict[str, Any] | None = None  # from a worker process, for the parent's cache
 
 
 def read_text(path: Path, notebook: bool) -> tuple[str, str]:
@@ -128,6 +134,11 @@ def _diagnostics(
         related = []
         for item in finding.related:
             r_start, r_end, r_cell = place(item.span)
+            if item.path is not None:  # in another file of the project: its own lines
+                own = item.span
+                where = (Location(own.line, own.col + 1), Location(own.end_line, own.end_col + 1))
+                related.append(RelatedRecord(item.message, *where, None, item.role, path=item.path))
+                continue
             related.append(
                 RelatedRecord(
                     text(item.message, cell), r_start, r_end, r_cell, item.role, *in_file(item.span)
@@ -162,14 +173,23 @@ def _check_python(text: str, job: Job, outcome: Outcome) -> None:
     # The text goes to the engine and the fixes as read: both count lines as Python does (\n, \r\n
     # or \r), and fixes keep each line's ending, so a file with mixed endings keeps them all.
     source = text
-    # Fast path: a file that never mentions torch cannot build an autograd graph we can see.
-    if "torch" not in source:
+    # Fast path: a file that never mentions torch (nor imports what might) builds no graph we see.
+    if "torch" not in source and ("import" not in source or not job.follow_imports):
         return
     if job.mode in ("fix", "diff"):
         fixed, outcome.applied = api.fix_source(source, job.path, job.settings, job.unsafe_fixes)
         if fixed != source:
             outcome.fixed = source = fixed
-    findings = api.check_source(source, job.path, job.settings)
+    loader = projects.loader_for(job.path, job.cache) if job.follow_imports and job.path != "-" else None
+    use_cache = loader is not None and job.cache and job.mode == "check" and job.text is None
+    settings_key = repr(job.settings) if use_cache else ""
+    findings = projects.cached_findings(job.path, source, settings_key) if use_cache else None
+    if findings is None:
+        if loader is not None:
+            loader.begin()
+        findings = api.check_source(source, job.path, job.settings, loader)
+        if use_cache:
+            projects.store_findings(job.path, source, settings_key, findings)
     outcome.diagnostics = _diagnostics(findings, source, job)
 
 
@@ -242,10 +262,24 @@ def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[Outcome]:
         try:
             with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
                 chunksize = max(1, len(jobs) // (workers * 4))
-                return list(pool.map(run_job, jobs, chunksize=chunksize))
+                outcomes = list(pool.map(_run_job_in_worker, jobs, chunksize=chunksize))
+            for outcome in outcomes:
+                projects.absorb(outcome.cache_updates)
+                outcome.cache_updates = None
+            projects.save_caches()
+            return outcomes
         except (OSError, BrokenProcessPool, NotImplementedError):
             pass  # no working process pool here (e.g. no semaphores): do it serially
-    return [run_job(job) for job in jobs]
+    outcomes = [run_job(job) for job in jobs]
+    projects.save_caches()
+    return outcomes
+
+
+def _run_job_in_worker(job: Job) -> Outcome:
+    outcome = run_job(job)
+    # A worker has no end hook: what it learnt goes back with the outcome; the parent writes it.
+    outcome.cache_updates = projects.drain()
+    return outcome
 
 
 def write_atomic(path: Path, text: str, encoding: str) -> None:

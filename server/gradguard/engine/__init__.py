@@ -9,56 +9,12 @@ import sys
 
 from ..findings import Finding, Span
 from ..observations import Unparsable
+from .blocks import annotate_blocks as _annotate_blocks
 from .interp import Interpreter
+from .modules import Loader
 from .report import BackwardInfo, Reporter
 
 logger = logging.getLogger(__name__)
-
-
-_COMPOUND = (
-    ast.If,
-    ast.For,
-    ast.AsyncFor,
-    ast.While,
-    ast.With,
-    ast.AsyncWith,
-    ast.Try,
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.ClassDef,
-    ast.Match,
-    getattr(ast, "TryStar", ast.Try),
-)
-
-
-def _annotate_blocks(
-    body: list[ast.stmt],
-    blocks: dict[int, list[ast.stmt]],
-    scopes: dict[int, int],
-    scope: int = 0,
-) -> None:
-    """Map every statement to its enclosing statement list and to the id of its function (0 for
-    module code): fixes are placed by the first and kept inside the second.
-
-    Kept beside the tree, not on its nodes: a node pointing at the list that holds it is a
-    reference cycle, and would leave the whole AST to the cyclic garbage collector."""
-    for stmt in body:
-        blocks[id(stmt)] = body
-        scopes[id(stmt)] = scope
-        if not isinstance(stmt, _COMPOUND):
-            continue
-        inside = id(stmt) if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) else scope
-        for inner in (
-            getattr(stmt, "body", None),
-            getattr(stmt, "orelse", None),
-            getattr(stmt, "finalbody", None),
-        ):
-            if inner and isinstance(inner, list) and isinstance(inner[0], ast.stmt):
-                _annotate_blocks(inner, blocks, scopes, inside)
-        for handler in getattr(stmt, "handlers", ()) or ():
-            _annotate_blocks(handler.body, blocks, scopes, inside)
-        for case in getattr(stmt, "cases", ()) or ():
-            _annotate_blocks(case.body, blocks, scopes, inside)
 
 
 class Analysis:
@@ -83,14 +39,19 @@ class Analysis:
         return self._backwards
 
 
-def analyze(source: str, filename: str = "<string>") -> list[Finding]:
+def analyze(source: str, filename: str = "<string>", loader: Loader | None = None) -> list[Finding]:
     """Every finding of every rule in one source text, unfiltered (no noqa, no settings)."""
-    return inspect(source, filename).findings
+    return inspect(source, filename, loader).findings
 
 
-def inspect(source: str, filename: str = "<string>") -> Analysis:
-    """Findings plus what each backward call frees (the language server's hovers use both)."""
-    if "torch" not in source:
+def inspect(source: str, filename: str = "<string>", loader: Loader | None = None) -> Analysis:
+    """Findings plus what each backward call frees (the language server's hovers use both).
+
+    With a ``loader``, imports of the user's own modules are followed: code the file runs from them
+    is analysed with the file's real arguments, and what is found there is shown in this file."""
+    # A file that never mentions torch builds no graph of its own; with its project's modules it
+    # may still run theirs (`from trainer import fit`), so one that imports is read.
+    if "torch" not in source and (loader is None or "import" not in source):
         return Analysis([])
     # Parsing and analysis make many objects that live until the end; cyclic GC passes over them
     # cost 10-15% and free nothing (refcounting frees what is dropped).
@@ -101,7 +62,7 @@ def inspect(source: str, filename: str = "<string>") -> Analysis:
             tree = ast.parse(source, filename=filename)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             return Analysis(unparsable(source, exc))
-        return analyze_tree(tree, source)
+        return analyze_tree(tree, source, loader, filename)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -142,13 +103,15 @@ def unparsable(source: str, exc: BaseException, cell: bool = False) -> list[Find
     return reporter.results()
 
 
-def analyze_tree(tree: ast.Module, source: str) -> Analysis:
+def analyze_tree(
+    tree: ast.Module, source: str, loader: Loader | None = None, filename: str = "<string>"
+) -> Analysis:
     reporter = Reporter(source)
     limit = sys.getrecursionlimit()
     try:
         sys.setrecursionlimit(max(limit, 4000))
         _annotate_blocks(tree.body, reporter.blocks, reporter.scopes)
-        Interpreter(tree, reporter).run()
+        Interpreter(tree, reporter, loader, filename).run()
     except RecursionError:
         return Analysis(reporter.results())
     except Exception:  # an engine bug must not take the editor down; it is logged, not shown

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Any
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class ClassInfo:
     node: ast.ClassDef
     is_module: bool
@@ -17,6 +18,51 @@ class ClassInfo:
     # A torch layer it extends (`class NoisyLinear(nn.Linear)`): it has that layer's `weight` and
     # `bias` parameters, made by `super().__init__(...)`.
     torch_base: str | None = None
+    # Its base classes defined in the project, in order: what `super()` calls reach.
+    bases: tuple[ClassInfo, ...] = ()
+
+    def inherit(self) -> None:
+        """Take what the bases define and it does not (methods, properties, record fields)."""
+        for base in self.bases:
+            for name, method in base.methods.items():
+                self.methods.setdefault(name, method)
+            self.properties |= base.properties - set(self.methods.keys() - base.methods.keys())
+        inherited = [f for base in self.bases for f in base.fields]
+        if inherited:
+            own = {name for name, _ in self.fields}
+            self.fields = [f for f in inherited if f[0] not in own] + self.fields
+
+    def after(self, cls: ClassInfo, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The method ``name`` that `super()` in a method of ``cls`` finds, on an instance of this
+        class: the first class after ``cls`` in its method order that defines it."""
+        order = _mro(self)
+        start = order.index(cls) + 1 if cls in order else len(order)
+        for base in order[start:]:
+            found = base.own.get(name)
+            if found is not None:
+                return found
+        return None
+
+    @property
+    def own(self) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+        """The methods its own body defines."""
+        return {
+            item.name: item
+            for item in self.node.body
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
+
+
+def _mro(cls: ClassInfo) -> list[ClassInfo]:
+    """Depth-first, left to right, each class once (Python's order for the usual single chains)."""
+    out: list[ClassInfo] = []
+    todo = [cls]
+    while todo:
+        c = todo.pop(0)
+        if c not in out:
+            out.append(c)
+            todo[:0] = list(c.bases)
+    return out
 
 
 def record_fields(node: ast.ClassDef) -> list[tuple[str, ast.expr | None]]:
@@ -101,3 +147,11 @@ def is_module_base(base: str, module_classes: set[str], module_aliases: set[str]
         return False
     # nn.Module, torch.nn.Module, or a bare Module imported from torch.nn
     return len(parts) == 1 and "Module" in module_aliases or ".".join(parts[:-1]) in module_aliases
+
+
+@dataclass(slots=True, eq=False)
+class SuperRef:
+    """`super()` in a method of ``cls``, on the instance ``inst`` (a ModuleInst)."""
+
+    cls: ClassInfo
+    inst: Any

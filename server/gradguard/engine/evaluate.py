@@ -14,6 +14,8 @@ from typing import Any, cast
 from .. import observations as obs
 from . import shapes as shp
 from . import torchapi as api
+from .classes import SuperRef
+from .modules import LazyImport, Namespace
 from .report import Reporter
 from .state import BackwardRun, Dirt, LoopFrame, State, join_states
 from .values import (
@@ -52,6 +54,7 @@ MAX_INLINES = 400
 
 # A loop or comprehension over a known sequence is followed element by element up to this length.
 MAX_EXACT_ELEMENTS = 8
+_SEQ_TIMES_INT = ({Ty.LIST, Ty.NUMBER}, {Ty.TUPLE, Ty.NUMBER})
 
 
 @dataclass(slots=True)
@@ -63,6 +66,8 @@ class Frame:
     # Inlined at a call: the caller's statement, and each parameter's argument there (node, value).
     call_stmt: ast.stmt | None = None
     passed: dict[str, tuple[ast.expr, Val]] = field(default_factory=dict)
+    # A function of another module of the project: the names it reads as globals (its module's).
+    globals: dict[str, Val] | None = None
 
 
 class Evaluator:
@@ -81,6 +86,7 @@ class Evaluator:
         self.seq = 0
         self.inlines = 0
         self.classes: dict[str, Any] = {}
+        self.defined_in: dict[int, Any] = {}  # id of a method -> the ClassInfo whose body defines it
         self.grad_inputs: frozenset[object] = frozenset()
         self.module_env: dict[str, Val] | None = None
         self._generators: dict[int, bool] = {}
@@ -122,12 +128,27 @@ class Evaluator:
         return site
 
     def lookup(self, name: str) -> Val:
+        val = self._lookup(name)
+        if type(val.info) is LazyImport:  # an imported name, read for the first time
+            return self.resolve_import(val.info, Val(Grad.NONE, Ty.QUAL, qual=val.qual))
+        return val
+
+    def resolve_import(self, lazy: LazyImport, fallback: Val) -> Val:
+        return fallback  # provided by Interpreter: the project's own modules
+
+    def _lookup(self, name: str) -> Val:
         st = self.st
         if st is None:
             return UNKNOWN
         val = st.env.get(name)
         if val is not None:
             return val
+        if self.frames and (own := self.frames[-1].globals) is not None:
+            # A function of another module reads that module's names, never this file's.
+            val = own.get(name)
+            if val is not None:
+                return val
+            return Val(Grad.NONE, Ty.QUAL, qual="builtins." + name) if name in _BUILTIN_NAMES else UNKNOWN
         if self.module_env is not None:
             # Inside a function called from module code: the module's names as they are now.
             val = self.module_env.get(name)
@@ -371,6 +392,18 @@ class Evaluator:
                     # the loop is followed over).
                     return _fold(op, left.lit[0], right.lit[0])
                 return NUMBER
+            if isinstance(op, ast.Mult) and {left.ty, right.ty} in _SEQ_TIMES_INT:
+                # `[0] * n`: the elements repeated (exact when n is known and small).
+                seq, count = (left, right) if left.ty is not Ty.NUMBER else (right, left)
+                n = count.lit[0] if count.lit is not None and type(count.lit[0]) is int else None
+                if seq.elts is not None and n is not None and 0 <= n * len(seq.elts) <= MAX_EXACT_ELEMENTS:
+                    return Val(Grad.NONE, seq.ty, elts=seq.elts * n, taints=seq.taints)
+                if seq.elts is not None and seq.elts:
+                    each: Val | None = seq.elts[0]
+                    for nxt in seq.elts[1:]:
+                        each = join(each, nxt) if each is not None else None
+                    return Val(Grad.NONE, seq.ty, item=each, taints=seq.taints)
+                return UNKNOWN
             if left.ty is right.ty and left.ty in (Ty.LIST, Ty.TUPLE) and isinstance(op, ast.Add):
                 taints = left.taints | right.taints
                 if left.elts is not None and right.elts is not None:
@@ -489,7 +522,9 @@ class Evaluator:
         if base.is_tensor:
             if base.requires_grad and self.mode() is GradMode.ON:
                 val = self.op_result(node, (base,), saves=False, shape=shp.index(base.shape, node.slice))
-                return val.with_(obj=base.obj)  # a view shares its base's version counter
+                view = base.grad is Grad.LEAF or base.leaf_view
+                view = view and not base.via_data and _basic_key(node.slice)
+                return val.with_(obj=base.obj, leaf_view=view)  # a view shares its base's version counter
             if base.grad is Grad.NONE:
                 # A part of it: the same tensor's memory, and what marks it (a constant gradient).
                 shape = shp.index(base.shape, node.slice)
@@ -517,8 +552,34 @@ class Evaluator:
             return UNKNOWN
         return self.attribute(node, base)
 
+    def super_ref(self) -> Val | None:
+        """`super()` in a method of a class of the project whose bases are the project's too: the
+        instance, its methods looked up from the class after the method's own."""
+        if not self.frames:
+            return None
+        func = self.frames[-1].func
+        cls = self.defined_in.get(id(func))
+        params = func.args.posonlyargs + func.args.args
+        if cls is None or not cls.bases or not params:
+            return None
+        recv = self.lookup(params[0].arg)
+        if recv.module is None or recv.module.user_class is None:
+            return None
+        return Val(Grad.NONE, Ty.OTHER, info=SuperRef(cls, recv.module))
+
     def attribute(self, node: ast.Attribute, base: Val) -> Val:
         attr = node.attr
+        if isinstance(base.info, SuperRef):  # `super().__init__`: the next class's method, bound
+            inst = base.info.inst
+            method = inst.user_class.after(base.info.cls, attr)
+            return Val(Grad.NONE, Ty.FUNC, qual=attr, info=method, module=inst) if method else UNKNOWN
+        if isinstance(base.info, Namespace):  # a module of the project: `U.AverageMeter`
+            found = base.info.env.get(attr)
+            if isinstance(found, Val):
+                return found
+            sub = base.info.submodules.get(attr)
+            if sub is not None:
+                return Val(Grad.NONE, Ty.QUAL, qual=f"{base.qual}.{attr}", info=sub)
         if base.ty is Ty.QUAL:
             return Val(Grad.NONE, Ty.QUAL, qual=f"{base.qual}.{attr}")
         if base.module is not None:
@@ -689,6 +750,8 @@ class Evaluator:
             recv = self.expr(func.value)
             args = [self.expr(a) for a in node.args]
             kwargs = {k.arg: self.expr(k.value) for k in node.keywords if k.arg is not None}
+            if isinstance(recv.info, Namespace):  # `U.postprocess(x)`: a module of the project
+                return self.call_value(self.attribute(func, recv), node, args, kwargs)
             if recv.ty is Ty.QUAL:
                 return self.qual_call(f"{recv.qual}.{func.attr}", node, args, kwargs)
             path = self.path_of(func)
@@ -915,6 +978,8 @@ class Evaluator:
             if args[0].is_tensor:
                 return Val(Grad.NONE, Ty.NUMBER, cause=(f"`{name}()`", node))
             return NUMBER if args[0].ty is Ty.NUMBER else UNKNOWN
+        if name == "len" and args and args[0].ty in (Ty.LIST, Ty.TUPLE, Ty.DICT) and args[0].elts is not None:
+            return Val(Grad.NONE, Ty.NUMBER, lit=(len(args[0].elts),))  # a list or dict known exactly
         if name in ("len", "round", "abs") and not (args and args[0].is_tensor):
             return NUMBER
         if name in ("zip", "enumerate") and args and not node.keywords:
@@ -940,6 +1005,10 @@ class Evaluator:
                 parts = tuple(self.one_element(a) for a in args)
             taints = frozenset().union(*(a.taints for a in args))
             return Val(Grad.NONE, Ty.LIST, item=Val(Grad.NONE, Ty.TUPLE, elts=parts), taints=taints)
+        if name == "super" and not args:
+            found = self.super_ref()
+            if found is not None:
+                return found
         if name in (
             "print",
             "isinstance",
@@ -1710,7 +1779,7 @@ class Evaluator:
         st = self.st
         if st is None:
             return
-        if cur.grad is Grad.LEAF and st.mode is GradMode.ON and not cur.via_data:
+        if (cur.grad is Grad.LEAF or cur.leaf_view) and st.mode is GradMode.ON and not cur.via_data:
             stmt = self.stmt_stack[-1] if self.stmt_stack else None
             if stmt is not None:
                 self.rep.publish(obs.LeafInplace(stmt, target, node, self.torch_alias()))
@@ -2188,6 +2257,9 @@ class Evaluator:
                 args = [Val(Grad.NONE, receiver, module=fval.module), *args]
         return self.inline(info, args, kwargs, node, self_inst=None)
 
+    def module_globals(self, func: ast.AST) -> dict[str, Val] | None:
+        return None  # provided by Interpreter: a function of another module reads its module's names
+
     def instantiate(self, info: Any, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
         raise NotImplementedError  # provided by Interpreter.instance_val
 
@@ -2249,6 +2321,7 @@ class Evaluator:
         if mode is not GradMode.ON:
             st.mode = mode
         frame = Frame(func, self_inst=self_inst or (args[0].module if args and params else None))
+        frame.globals = self.module_globals(func)
         if node is not None and self.stmt_stack and not spread:
             frame.call_stmt = self.stmt_stack[-1]
             offset = len(args) - len(node.args)  # a bound `self` comes first
@@ -2516,6 +2589,17 @@ def acc_taints(stmt: ast.stmt, key: object) -> frozenset[Taint]:
     any path exempts the finding); "carried" only if every path has it (what an earlier iteration
     put there is certainly still there: no path reset it)."""
     return frozenset({Taint("accumulated", stmt, key), Taint("carried", stmt, key)})
+
+
+def _basic_key(key: ast.expr) -> bool:
+    """Basic indexing (ints, slices, None, ...), which gives a view; a tensor or list index copies."""
+    parts = key.elts if isinstance(key, ast.Tuple) else [key]
+    return all(
+        isinstance(p, ast.Slice)
+        or (isinstance(p, ast.Constant) and (type(p.value) is int or p.value is None or p.value is ...))
+        or (isinstance(p, ast.UnaryOp) and type(getattr(p.operand, "value", None)) is int)
+        for p in parts
+    )
 
 
 def carries_graph(val: Val, depth: int = 3) -> bool:

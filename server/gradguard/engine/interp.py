@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import torchapi as api
@@ -29,6 +29,7 @@ from .evaluate import (
     constant,
     known_truth,
 )
+from .modules import LINE_BLOCK, MAX_MODULES, ForeignModule, LazyImport, Loader, Namespace
 from .report import Reporter, name_loads
 from .state import LoopFrame, State, join_states
 from .training_loop import check_misplaced
@@ -54,13 +55,22 @@ _TRAINING_LOOP = re.compile(r"\.backward\(")
 _CLEAR_AFTER_BACKWARD = re.compile(r"\.backward\([\s\S]*zero_grad\([\s\S]*\.step\(")
 _BACKPROP = re.compile(r"backward|autograd")
 # A loop that assembles layers: `layers.append(nn.Linear(...))`, `layers += [...]`, `add_module(`.
+# Imports never followed into the project: what the engine models itself.
+_NEVER_FOLLOWED = frozenset({"torch", "numpy", "__future__", "typing", "math", "os", "sys", "collections"})
 _BUILDS_LAYERS = re.compile(r"\bnn\.[A-Z]\w*\(|add_module\(|\.append\([A-Z]\w*\(")
 
 
 class Interpreter(Evaluator):
-    def __init__(self, tree: ast.Module, reporter: Reporter) -> None:
+    def __init__(
+        self, tree: ast.Module, reporter: Reporter, loader: Loader | None = None, filename: str = "<string>"
+    ) -> None:
         super().__init__(reporter)
         self.tree = tree
+        self.loader = loader
+        self.filename = filename
+        self._lazy_done: dict[int, Val] = {}
+        self._lazy_keep: list[LazyImport] = []
+        self.class_infos: dict[int, ClassInfo] = {}  # by id of the class statement
         self.classes: dict[str, ClassInfo] = {}
         self.module_aliases: set[str] = set()
         self._self_instances: dict[str, Val] = {}
@@ -71,11 +81,12 @@ class Interpreter(Evaluator):
         self._feeds: dict[tuple[int, str, int], bool] = {}
         self._grad_clears: dict[int, frozenset[int]] = {}  # by statement
         self._self_refs: dict[int, bool] = {}
+        self.namespaces: dict[str, dict[str, Val]] = {}  # project module path -> its names
 
     # -- entry point ---------------------------------------------------------------
 
     def run(self) -> None:
-        self.discover_classes(self.tree.body)
+        self.discover_classes(self.tree.body, self.filename)
         self.st = State()
         self.globals_env = self.st.env
         self.block(self.tree.body)
@@ -92,6 +103,100 @@ class Interpreter(Evaluator):
                 if _CLEAR_AFTER_BACKWARD.search(self.rep.segment(func)):
                     check_misplaced(self.rep, func, self)
         self.rep.finish()
+
+    # -- other modules of the project ---------------------------------------------------
+
+    def resolve_import(self, lazy: LazyImport, fallback: Val) -> Val:
+        """What a name bound by an import is, on its first use: a class, function or value of a
+        module of the project (that module run as an import runs it), a module of the project as a
+        namespace, or, for anything else (torch, a library, a name not found), the import's name."""
+        done = self._lazy_done.get(id(lazy))
+        if done is not None:
+            return done
+        val = fallback
+        loader = self.loader
+        if loader is not None:
+            if lazy.name is not None:
+                named = lazy.module or lazy.level
+                mod = loader.load(lazy.importer, lazy.module, lazy.level) if named else None
+                env = self.run_module(mod) if mod is not None else None
+                found = env.get(lazy.name) if env is not None else None
+                if found is not None and not isinstance(found.info, LazyImport):
+                    val = found
+                elif found is not None:
+                    val = self.resolve_import(found.info, found)  # re-exported: `from .models import G`
+                else:
+                    sub_name = f"{lazy.module}.{lazy.name}" if lazy.module else lazy.name
+                    sub = loader.load(lazy.importer, sub_name, lazy.level)
+                    sub_env = self.run_module(sub) if sub is not None else None
+                    if sub is not None and sub_env is not None:
+                        val = Val(Grad.NONE, Ty.QUAL, qual=fallback.qual, info=Namespace(sub, sub_env))
+            else:
+                val = self.namespace_chain(lazy, fallback)
+        self._lazy_done[id(lazy)] = val
+        self._lazy_keep.append(lazy)  # ids stay unique while the analysis runs
+        return val
+
+    def namespace_chain(self, lazy: LazyImport, fallback: Val) -> Val:
+        """`import a.b.c` binds `a` (with `b` and `c` under it); `import a.b as x` binds x to a.b."""
+        assert self.loader is not None
+        parts = lazy.module.split(".")
+        spaces: list[Namespace] = []
+        for k in range(1, len(parts) + 1):
+            mod = self.loader.load(lazy.importer, ".".join(parts[:k]), 0)
+            env = self.run_module(mod) if mod is not None else None
+            spaces.append(Namespace(mod, env if env is not None else {}))
+        if not any(sp.module is not None for sp in spaces):
+            return fallback
+        for name, outer, inner in zip(parts[1:], spaces, spaces[1:], strict=False):
+            outer.submodules[name] = inner
+        return Val(Grad.NONE, Ty.QUAL, qual=fallback.qual, info=spaces[0] if lazy.top else spaces[-1])
+
+    def run_module(self, mod: ForeignModule) -> dict[str, Val] | None:
+        """Run another module of the project as an import runs it (its `__main__` block skipped),
+        once per analysis: its names are the namespace its importers see. The analysis in progress
+        is put aside meanwhile; objects the module makes stay on the heap."""
+        env = self.namespaces.get(mod.path)
+        if env is not None or mod.path == self.filename:
+            return env  # run, or running (an import cycle sees the names bound so far, as Python)
+        if len(self.namespaces) >= MAX_MODULES:
+            return None
+        self.rep.add_module(mod)
+        cached = mod.env_cache
+        if cached is not None and self.loader is not None:
+            if all(self.loader.current(path) is dep for path, dep in cached[1]):
+                self.namespaces[mod.path] = cached[0]
+                return cached[0]
+        saved = (self.st, self.globals_env, self.loops, self.frames, self.stmt_stack, self.module_env)
+        saved_more = (self.callers, self.grad_inputs, self.rep.raised)
+        self.discover_classes(mod.tree.body, mod.path)
+        st = State()
+        self.st, self.globals_env, self.loops, self.frames, self.stmt_stack = st, st.env, [], [], []
+        self.module_env, self.callers = None, []
+        self.namespaces[mod.path] = st.env  # its functions called while it runs see its names
+        try:
+            self.block(mod.tree.body)
+        finally:
+            env = self.st.env if self.st is not None else st.env
+            self.namespaces[mod.path] = env
+            self.st, self.globals_env, self.loops, self.frames, self.stmt_stack, self.module_env = saved
+            self.callers, self.grad_inputs, self.rep.raised = saved_more
+        if all(key[0] != "@" and _shareable(val) for key, val in env.items()) and self.loader is not None:
+            deps = tuple((path, self.loader.current(path)) for path in self.namespaces if path != mod.path)
+            mod.env_cache = (env, tuple((p, m) for p, m in deps if m is not None))
+        elif self.st is not None:
+            for key, val in env.items():
+                if key[0] == "@":
+                    self.st.env.setdefault(key, val)  # a meter or a model the module made
+        return env
+
+    def module_globals(self, func: ast.AST) -> dict[str, Val] | None:
+        """The names a function of another module reads as globals: its module's (None: this file's)."""
+        line = getattr(func, "lineno", 0)
+        if line < LINE_BLOCK:
+            return None
+        mod = self.rep.modules.get(line // LINE_BLOCK)
+        return self.namespaces.get(mod.path, {}) if mod is not None else {}
 
     def grad_clears(self) -> frozenset[int]:
         """The `x.grad` nodes of the current statement that clear it rather than read it: assigned
@@ -143,10 +248,16 @@ class Interpreter(Evaluator):
 
     # -- classes --------------------------------------------------------------------
 
-    def discover_classes(self, body: Sequence[ast.stmt]) -> None:
+    def discover_classes(self, body: Sequence[ast.stmt], importer: str) -> None:
+        own = importer == self.filename  # this file's classes win over same-named imported ones
+        imported: dict[str, tuple[ast.ImportFrom, str]] = {}
+        local = {n: c for n, c in self.classes.items()} if own else {}  # classes a base may name
         for node in body:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 self.note_import_aliases(node)
+            if isinstance(node, ast.ImportFrom) and self.loader is not None:
+                for alias in node.names:
+                    imported[alias.asname or alias.name] = (node, alias.name)
         for node in body:
             if isinstance(node, ast.ClassDef):
                 bases = [self.base_name(b) for b in node.bases]
@@ -159,9 +270,23 @@ class Interpreter(Evaluator):
                     ),
                     None,
                 )
+                user_bases: list[ClassInfo] = []
+                for b in bases:
+                    base_info: ClassInfo | None = local.get(b)
+                    if base_info is None and b in imported:
+                        # `class Net(BaseModel)` with BaseModel from another module of the project.
+                        imp, name = imported[b]
+                        lazy = LazyImport(importer, imp.module or "", imp.level or 0, name)
+                        base = self.resolve_import(lazy, UNKNOWN)
+                        base_info = base.info if isinstance(base.info, ClassInfo) else None
+                    if base_info is not None:
+                        user_bases.append(base_info)
+                        is_mod = is_mod or base_info.is_module
+                        layer = layer or base_info.torch_base
                 info = ClassInfo(
                     node, is_mod or layer is not None, fields=record_fields(node), torch_base=layer
                 )
+                info.bases = tuple(user_bases)
                 for item in node.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         info.methods[item.name] = item
@@ -175,11 +300,21 @@ class Interpreter(Evaluator):
                         for t in item.targets:
                             if isinstance(t, ast.Name):
                                 info.methods[t.id] = info.methods[item.value.id]
-                self.classes[node.name] = info
+                info.inherit()
+                local[node.name] = info
+                self.class_infos[id(node)] = info
+                for method in info.own.values():
+                    self.defined_in[id(method)] = info
+                if own:
+                    self.classes[node.name] = info
+                else:
+                    self.classes.setdefault(node.name, info)
             elif isinstance(node, ast.Assign) and (record := namedtuple_class(node)) is not None:
-                self.classes[record.name] = ClassInfo(record, False, fields=record_fields(record))
+                if own or record.name not in self.classes:
+                    self.classes[record.name] = ClassInfo(record, False, fields=record_fields(record))
             elif isinstance(node, (ast.If, ast.Try)):
-                self.discover_classes([n for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt)])
+                inner = [n for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt)]
+                self.discover_classes(inner, importer)
 
     def instantiate(self, info: ClassInfo, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
         return self.instance_val(info, node, args, kwargs)
@@ -257,6 +392,8 @@ class Interpreter(Evaluator):
         for stmt in stmts:
             if self.st is None:
                 return
+            if stmt.lineno >= LINE_BLOCK:
+                self.rep.ran_from(stmt, self.stmt_stack)
             self.stmt_stack.append(stmt)
             try:
                 self.statement(stmt)
@@ -384,19 +521,33 @@ class Interpreter(Evaluator):
             return
         for alias in node.names:
             if alias.asname:
-                self.st.env[alias.asname] = Val(Grad.NONE, Ty.QUAL, qual=alias.name)
+                val = Val(Grad.NONE, Ty.QUAL, qual=alias.name)
             else:
                 top = alias.name.split(".")[0]
-                self.st.env[top] = Val(Grad.NONE, Ty.QUAL, qual=top)
+                val = Val(Grad.NONE, Ty.QUAL, qual=top)
+            if self.loader is not None and alias.name.split(".")[0] not in _NEVER_FOLLOWED:
+                lazy = LazyImport(self.importer_of(node), alias.name, 0, None, top=alias.asname is None)
+                val = replace(val, info=lazy)
+            self.st.env[alias.asname or alias.name.split(".")[0]] = val
 
     def s_ImportFrom(self, node: ast.ImportFrom) -> None:
         if self.st is None:
             return
         mod = node.module or ""
+        follow = self.loader is not None and (node.level or mod.split(".")[0] not in _NEVER_FOLLOWED)
         for alias in node.names:
             if alias.name == "*":
                 continue
-            self.st.env[alias.asname or alias.name] = Val(Grad.NONE, Ty.QUAL, qual=f"{mod}.{alias.name}")
+            val = Val(Grad.NONE, Ty.QUAL, qual=f"{mod}.{alias.name}")
+            if follow:
+                val = replace(val, info=LazyImport(self.importer_of(node), mod, node.level or 0, alias.name))
+            self.st.env[alias.asname or alias.name] = val
+
+    def importer_of(self, node: ast.stmt) -> str:
+        if node.lineno < LINE_BLOCK:
+            return self.filename
+        mod = self.rep.modules.get(node.lineno // LINE_BLOCK)
+        return mod.path if mod is not None else self.filename
 
     def s_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         if self.st is None:
@@ -414,7 +565,7 @@ class Interpreter(Evaluator):
     def s_ClassDef(self, node: ast.ClassDef) -> None:
         if self.st is None:
             return
-        info = self.classes.get(node.name)
+        info = self.class_infos.get(id(node)) or self.classes.get(node.name)
         self.st.env[node.name] = Val(Grad.NONE, Ty.FUNC, qual=node.name, info=info) if info else OTHER
 
     def s_If(self, node: ast.If) -> None:
@@ -472,7 +623,7 @@ class Interpreter(Evaluator):
             and test.comparators[0].value == "__main__"
             and isinstance(test.ops[0], ast.Eq)
         ):
-            return True
+            return test.lineno < LINE_BLOCK  # an imported module's block does not run
         if (
             isinstance(test, ast.Compare)
             and len(test.ops) == 1
@@ -629,8 +780,9 @@ class Interpreter(Evaluator):
             and any(carries_graph(e) for e in exact)
         ):
             # Over a known sequence (a dict's items, a tuple of losses): iteration k binds element k,
-            # so distinct losses are backpropagated one after the other as the program does.
-            self.each_element(node, exact, elem, every=False)
+            # so distinct losses are backpropagated one after the other as the program does, and
+            # `sums[idx] += v` adds each to its own slot.
+            self.each_element(node, exact, elem, every=_indexes_by_target(node))
             return
         if exact is not None and 1 <= len(exact) <= MAX_EXACT_ELEMENTS and self.builds_modules(node):
             # A loop over a short known sequence that builds layers (`for units in hidden: layers.append(
@@ -931,6 +1083,10 @@ class Interpreter(Evaluator):
                         grad=Grad.LEAF if flag is True else Grad.NONE if flag is False else Grad.UNKNOWN
                     )
                     self.assign(target.value, new, stmt)
+                elif base.ty is Ty.UNKNOWN and flag is True and isinstance(target.value, ast.Name):
+                    # Only a leaf tensor takes `requires_grad = True` (a non-leaf raises): from here on
+                    # the name is one, whatever made it (`img = x.data.clone()` of an unknown x).
+                    self.assign(target.value, Val(Grad.LEAF, Ty.TENSOR, obj=object()), stmt)
                 return
             # How the code names it (a heap cell always has a name chain: `self.hidden`).
             chain = _chain(target)
@@ -1195,6 +1351,34 @@ def _bound_once_before(binds: _Bindings, name: str, inner: ast.AST) -> bool:
             return False  # rebound after the closure was made
         bindings += 1
     return bindings == 1
+
+
+def _indexes_by_target(loop: ast.For | ast.AsyncFor) -> bool:
+    """Does the loop body write a subscript keyed by a name the loop binds (`sums[idx] += v`)?"""
+    bound = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    for stmt in ast.walk(ast.Module(body=loop.body, type_ignores=[])):
+        if isinstance(stmt, ast.Assign):
+            targets = stmt.targets
+        elif isinstance(stmt, ast.AugAssign):
+            targets = [stmt.target]
+        else:
+            continue
+        for t in targets:
+            if isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Name) and t.slice.id in bound:
+                return True
+    return False
+
+
+def _shareable(val: Val) -> bool:
+    """A module's name that no analysis can change: a class, function, constant or import (no
+    object of the analysis that ran it, no graph)."""
+    if val.module is not None or val.sites or val.obj is not None or val.item is not None:
+        return False
+    if val.ty in (Ty.TENSOR, Ty.OPTIMIZER, Ty.PARAMS, Ty.MODULE):
+        return False
+    if isinstance(val.info, (Namespace, ModuleInst)):
+        return False
+    return val.elts is None or all(_shareable(e) for e in val.elts)
 
 
 def _inside(node: ast.AST, outer: ast.AST) -> bool:

@@ -12,6 +12,7 @@ from ..findings import Finding, FixRef, Related, Span
 from ..observations import Check, Observation, SavedTensorChanged
 from ..rules import RULES, checks
 from .chain import chain_text
+from .modules import LINE_BLOCK, ForeignModule, VirtualLines
 from .positions import Positions
 from .state import BackwardRun, Dirt, LoopFrame
 from .values import Grad, IPath, Site, Taint, Ty, Val
@@ -78,6 +79,10 @@ class Reporter:
     def __init__(self, source: str) -> None:
         self.source = source
         self.pos = Positions(source)
+        # Other modules of the project whose code the analysis runs (see engine.modules), by block.
+        self.modules: dict[int, ForeignModule] = {}
+        # A statement of another module -> the statement of this file that ran it (first seen).
+        self.anchors: dict[int, ast.stmt] = {}
         self._unresolved_freezes: bool | None = None if _FREEZES.search(source) else False
         self.findings: dict[tuple[str, Span], Finding] = {}
         self.pending_acc: dict[object, Finding] = {}
@@ -392,20 +397,103 @@ class Reporter:
         reused = {r.span for f in self.findings.values() for r in f.related if r.role == "freed"}
         out = []
         for span, (run, frees) in sorted(by_call.items()):
+            if span.line >= LINE_BLOCK:
+                continue  # a backward in another module: hovers are for this file's code
             out.append(
                 BackwardInfo(
                     span,
                     self.text(run.target),
                     run.kind,
                     run.retain,
-                    tuple((text, where.line) for where, text in frees.items()),
+                    tuple((text, where.line) for where, text in frees.items() if where.line < LINE_BLOCK),
                     span in reused,
                 )
             )
         return out
 
     def results(self) -> list[Finding]:
-        return sorted(self.findings.values(), key=lambda f: (f.span, f.code))
+        found = sorted(self.findings.values(), key=lambda f: (f.span, f.code))
+        return self.relocated(found) if self.modules else found
+
+    # -- findings whose story runs through other modules ----------------------------------
+
+    def add_module(self, mod: ForeignModule) -> None:
+        """Another module's code is about to run: its lines and statements become known."""
+        if not self.modules:
+            self.pos.lines = VirtualLines(self.pos.lines, self.modules)  # type: ignore[assignment]
+        self.modules[mod.block] = mod
+        blocks, scopes = mod.annotations()
+        self.blocks.update(blocks)
+        self.scopes.update(scopes)
+        self._simple = self._functions = None  # indexed again with its statements when asked
+
+    def ran_from(self, stmt: ast.stmt, stack: list[ast.stmt]) -> None:
+        """A statement of another module runs, called (through any depth) from a statement of this
+        file: that statement is where a finding about it is shown."""
+        if stmt.lineno in self.anchors:
+            return
+        for outer in reversed(stack):
+            if outer.lineno < LINE_BLOCK:
+                self.anchors[stmt.lineno] = outer
+                return
+
+    def _anchor(self, line: int) -> ast.stmt | None:
+        found = self.anchors.get(line)
+        if found is not None:
+            return found
+        # A node inside a statement: the nearest statement before it in the same module that ran.
+        block = line // LINE_BLOCK
+        before = [k for k in self.anchors if k // LINE_BLOCK == block and k <= line]
+        return self.anchors[max(before)] if before else None
+
+    def _place(self, span: Span) -> tuple[Span, ForeignModule | None]:
+        mod = self.modules.get(span.line // LINE_BLOCK)
+        if mod is None:
+            return span, None
+        shift = mod.block * LINE_BLOCK
+        return Span(span.line - shift, span.col, span.end_line - shift, span.end_col), mod
+
+    def _rewrite(self, text: str) -> str:
+        """Line numbers of other modules in a message, written as that module's own."""
+
+        def one(m: re.Match[str]) -> str:
+            line = int(m.group(2))
+            mod = self.modules.get(line // LINE_BLOCK)
+            if mod is None:
+                return m.group(0)
+            own = line - mod.block * LINE_BLOCK
+            return f"{mod.display} line {own}" if m.group(1) else f"{mod.display}:{own}"
+
+        return _VIRTUAL_LINE.sub(one, text)
+
+    def relocated(self, findings: list[Finding]) -> list[Finding]:
+        """Findings in this file's terms. One whose place is in another module is shown on the
+        statement of this file that ran that code, and says where the cause is; one this file never
+        reached (that module's own business) is left to that module's own analysis. A fix is kept
+        only when every edit it makes is in this file."""
+        out: dict[tuple[str, Span], Finding] = {}
+        for f in findings:
+            span, message, origin = f.span, self._rewrite(f.message), None
+            if span.line >= LINE_BLOCK:
+                anchor = self._anchor(span.line)
+                if anchor is None:
+                    continue
+                origin = self._place(span)
+                start = self.span(anchor)
+                # The statement's first line (a loop that ran it is marked at its head, not whole).
+                end = start.end_col if start.end_line == start.line else len(self.pos.lines[start.line - 1])
+                span = Span(start.line, start.col, start.line, end)
+                message = f"{message} (in {origin[1].display if origin[1] else '?'}, line {origin[0].line})"
+            related = []
+            if origin is not None and origin[1] is not None:
+                related.append(Related(origin[0], f"here, in {origin[1].display}", "note", origin[1].path))
+            for r in f.related:
+                where, mod = self._place(r.span)
+                related.append(Related(where, self._rewrite(r.message), r.role, mod.path if mod else r.path))
+            fixes = () if origin is not None else tuple(x for x in f.fixes if not _mentions_virtual(x.params))
+            chain = self._rewrite(f.chain)
+            out.setdefault((f.code, span), Finding(f.code, message, span, tuple(related), fixes, chain))
+        return sorted(out.values(), key=lambda f: (f.span, f.code))
 
     def finish(self) -> None:
         for finding, loop in self.pending_masks.values():
@@ -1172,6 +1260,20 @@ def _cut_at(scope: ast.AST, read: ast.Name) -> bool:
                 break
         if recv is read:
             return True
+    return False
+
+
+_VIRTUAL_LINE = re.compile(r"\b(lines? )?(\d{7,})\b")
+
+
+def _mentions_virtual(value: object) -> bool:
+    """Does a fix's parameter name a place in another module (a line of a virtual block)?"""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value >= LINE_BLOCK
+    if isinstance(value, dict):
+        return any(_mentions_virtual(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_mentions_virtual(v) for v in value)
     return False
 
 

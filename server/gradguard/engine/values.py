@@ -239,6 +239,8 @@ class Val:
     # Certainly more (or fewer) elements than one, though the shape is not known: broadcast with a
     # tensor of known size other than 1 (`per_sample_loss * weights`).
     plural: bool = False
+    # A view (basic indexing) of a leaf tensor that requires grad: changing it in place raises.
+    leaf_view: bool = False
     # A list: the graph nodes of elements it certainly still holds (appended in the iterations
     # followed), whatever else it holds. What `torch.stack(outputs)` certainly depends on.
     held: frozenset[Site] = frozenset()

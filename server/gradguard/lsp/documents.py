@@ -19,6 +19,7 @@ from pygls import uris
 from pygls.workspace import TextDocument, Workspace
 
 from ..api import cell_syntax_errors, inspect_source
+from ..engine.modules import Loader
 from ..engine.report import BackwardInfo
 from ..findings import Finding
 from ..settings import Settings
@@ -173,14 +174,21 @@ def _parses(source: str) -> bool:
 KEPT_NOTE = "; the other findings shown are from the last version of the file that parsed"
 
 
-def analyse(snap: Snapshot, settings: Settings, editor: EditorSettings, had_findings: bool) -> Result:
+def analyse(
+    snap: Snapshot,
+    settings: Settings,
+    editor: EditorSettings,
+    had_findings: bool,
+    loader: Loader | None = None,
+) -> Result:
     """Run the analysis (in a worker thread). Never raises. ``had_findings``: the last version that
-    parsed had findings, which stay shown if this one does not parse (its GG000 says so)."""
+    parsed had findings, which stay shown if this one does not parse (its GG000 says so). With a
+    ``loader``, the project's modules the document imports are followed."""
     result = Result(snap, settings, editor)
     if not editor.enable or len(snap.source) > MAX_SOURCE_CHARS or not snap.source.strip():
         return result
     try:
-        analysis = inspect_source(snap.source, snap.filename, settings)
+        analysis = inspect_source(snap.source, snap.filename, settings, loader)
     except Exception:  # the engine promises not to raise; the server must not die if it does
         result.parsed = _parses(snap.source)
         return result

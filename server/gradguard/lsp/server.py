@@ -10,6 +10,7 @@ dropped (the change that moved it has scheduled its own analysis).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import errno
 import gc
@@ -19,11 +20,12 @@ import stat
 import sys
 import threading
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import AsyncIterator, Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from lsprotocol import types
+from pygls import uris
 from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
@@ -32,6 +34,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from .. import __version__
 from ..api import applies
 from ..config import ConfigError, Resolver
+from ..project import ProjectLoader, imports_own_code, project_root
 from ..settings import Settings
 from . import actions, documents
 from .diagnostics import SOURCE, to_diagnostic
@@ -342,6 +345,12 @@ class GradguardServer(LanguageServer):
         self.stdio_error: str | None = None  # why stdio could not carry (or stopped carrying) LSP
         self._end_input: Callable[[], None] | None = None  # makes the input end now (any thread)
         self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gradguard")
+        # Cross-file analysis: a loader per project folder (imports resolved by jedi, modules parsed
+        # once), and per key a count bumped when a module of the project it read changes.
+        self.loaders: dict[str, ProjectLoader] = {}
+        self.roots: dict[str, str] = {}
+        self.deps: dict[str, int] = {}
+        self.progress_count = 0
 
     def shutdown(self) -> None:
         """The connection is gone (``exit``, or end of input without it): queued analyses are
@@ -571,9 +580,56 @@ class GradguardServer(LanguageServer):
         task.add_done_callback(self.tasks.discard)
 
     def current_version(self, key: str) -> Hashable | None:
-        """The stamp of ``key`` now: (open epoch, version); None when it is closed."""
+        """The stamp of ``key`` now: (open epoch, version, changes of the project modules it read);
+        None when it is closed."""
         version = documents.version_of(self.workspace, key)
-        return None if version is None else (self.epochs.get(key, 0), version)
+        return None if version is None else (self.epochs.get(key, 0), version, self.deps.get(key, 0))
+
+    # ---- other files of the project --------------------------------------------------------------
+    def loader_for(self, snap: Snapshot) -> ProjectLoader | None:
+        """The project loader of a document on disk (None: unsaved, so no project around it)."""
+        if snap.path is None:
+            return None
+        folder = os.path.dirname(os.path.abspath(snap.path))
+        root = self.roots.get(folder)
+        if root is None:
+            root = self.roots[folder] = project_root(folder)
+        loader = self.loaders.get(root)
+        if loader is None:
+            loader = self.loaders[root] = ProjectLoader(root, read=self.read_source)
+        return loader
+
+    def read_source(self, path: str) -> str | None:
+        """A module's text as its importers must see it: the editor's unsaved text when it is open,
+        else the file. Called from worker threads (a document's text is replaced whole on change)."""
+        document = self.workspace.text_documents.get(uris.from_fs_path(path) or "")
+        if document is not None:
+            return str(document.source)
+        try:
+            with open(path, encoding="utf-8") as handle:
+                return handle.read()
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+
+    def module_changed(self, uri: str) -> None:
+        """A document changed: the open documents that import it (through any depth) are analysed
+        again, after their own debounce, so they see its new text."""
+        path = uris.to_fs_path(uri)
+        if not path:
+            return
+        importers: set[str] = set()
+        for loader in self.loaders.values():
+            importers |= loader.importers_of(path)
+        if not importers:
+            return
+        wanted = {os.path.realpath(p) for p in importers}
+        for key in documents.open_keys(self.workspace):
+            snap_path = uris.to_fs_path(key)
+            if key != uri and snap_path and os.path.realpath(snap_path) in wanted:
+                self.deps[key] = self.deps.get(key, 0) + 1
+                self.schedule(key, self.editor.debounce_ms * 2)
+        if self.pull:
+            self._refresh()
 
     def opened(self, key: str) -> None:
         self.epochs[key] = self.epochs.get(key, 0) + 1
@@ -596,7 +652,7 @@ class GradguardServer(LanguageServer):
         if snap is None:
             return
         generation = self.generation
-        stamp = (self.epochs.get(key, 0), snap.version)
+        stamp = (self.epochs.get(key, 0), snap.version, self.deps.get(key, 0))
         if self.analysed.get(key) == (stamp, generation):
             return
         previous = self.results.get(key)
@@ -604,7 +660,20 @@ class GradguardServer(LanguageServer):
         settings, editor = self.settings_for(snap), self.editor
         had_findings = good is not None and good.parsed and bool(good.findings)
         started = time.perf_counter()
-        result = await self.run(self._analyse_and_convert, snap, settings, editor, had_findings)
+        loader = self.loader_for(snap)
+        work = (self._analyse_and_convert, snap, settings, editor, had_findings)
+        if loader is not None and not loader.warm and imports_own_code(snap.source):
+            # The project's imports are not resolved yet (jedi starts in about a second): this file's
+            # own findings first, then the analysis that follows its imports, with progress shown.
+            quick = await self.run(*work, None)
+            if self.current_version(key) != stamp or generation != self.generation:
+                return
+            if quick.parsed:
+                self.publish(key, quick, snap)
+            async with self.reporting("gradguard: reading the project's imports"):
+                result = await self.run(*work, loader)
+        else:
+            result = await self.run(*work, loader)
         logger.debug(
             "analysed %s (version %s) in %.0f ms", key, snap.version, (time.perf_counter() - started) * 1000
         )
@@ -621,14 +690,36 @@ class GradguardServer(LanguageServer):
 
     @staticmethod
     def _analyse_and_convert(
-        snap: Snapshot, settings: Settings, editor: EditorSettings, had_findings: bool
+        snap: Snapshot,
+        settings: Settings,
+        editor: EditorSettings,
+        had_findings: bool,
+        loader: ProjectLoader | None,
     ) -> Result:
-        result = documents.analyse(snap, settings, editor, had_findings)
+        result = documents.analyse(snap, settings, editor, had_findings, loader)
         for finding in result.findings:
             placed = to_diagnostic(finding, settings, snap.locator, snap.key, snap.token)
             if placed is not None:
                 result.diagnostics.setdefault(placed[0], []).append(placed[1])
         return result
+
+    @contextlib.asynccontextmanager
+    async def reporting(self, title: str) -> AsyncIterator[None]:
+        """Work done progress (``$/progress``) around slow work, when the client shows it."""
+        token = None
+        if self._capability("window.work_done_progress"):
+            self.progress_count += 1
+            token = f"gradguard-{self.progress_count}"
+            try:
+                await self.work_done_progress.create_async(token)
+                self.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title))
+            except Exception:  # a client that refuses the token still gets the results
+                token = None
+        try:
+            yield
+        finally:
+            if token is not None:
+                self.work_done_progress.end(token, types.WorkDoneProgressEnd())
 
     def _refresh(self) -> None:
         if self._capability("workspace.diagnostics.refresh_support"):
@@ -749,7 +840,7 @@ def initialize(ls: GradguardServer, params: types.InitializeParams) -> None:
         @ls.feature(
             types.TEXT_DOCUMENT_DIAGNOSTIC,
             types.DiagnosticOptions(
-                identifier=SOURCE, inter_file_dependencies=False, workspace_diagnostics=False
+                identifier=SOURCE, inter_file_dependencies=True, workspace_diagnostics=False
             ),
         )
         async def pull_diagnostics(
@@ -822,6 +913,7 @@ def did_open(ls: GradguardServer, params: types.DidOpenTextDocumentParams) -> No
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: GradguardServer, params: types.DidChangeTextDocumentParams) -> None:
     _schedule_uri(ls, params.text_document.uri, None)
+    ls.module_changed(params.text_document.uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)

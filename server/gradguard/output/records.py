@@ -35,6 +35,7 @@ class RelatedRecord:
     # For notebooks: the same place in the .ipynb file as stored (its JSON text), 1-based.
     file_location: Location | None = None
     file_end_location: Location | None = None
+    path: str | None = None  # in another file of the project (absolute); None: the finding's file
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,7 +80,7 @@ def render_sarif(diagnostics: Sequence[Diagnostic]) -> str:
             result["relatedLocations"] = [
                 {
                     "id": number,
-                    "physicalLocation": _stored(d.path, related),
+                    "physicalLocation": _stored(related.path or d.path, related),
                     "message": {"text": _cell_prefix(related.cell) + related.message},
                 }
                 for number, related in enumerate(d.related)
