@@ -75,6 +75,7 @@ class Interpreter(Evaluator):
         self.module_aliases: set[str] = set()
         self._self_instances: dict[str, Val] = {}
         self._backprop_funcs: set[str] | None = None
+        self._backprop_modules = 0  # modules run when _backprop_funcs was made
         self._grad_aliases: tuple[str, ...] | None = None
         self._bindings: dict[ast.AST, _Bindings] = {}
         self._free: dict[ast.AST, set[str]] = {}
@@ -1005,11 +1006,25 @@ class Interpreter(Evaluator):
             )
         if any(alias in text for alias in self._grad_aliases):
             return True
-        if self._backprop_funcs is None:
-            self._backprop_funcs = {
-                f.name for f, _ in self.all_functions() if _BACKPROP.search(self.rep.segment(f))
-            }
+        if self._backprop_funcs is None or self._backprop_modules != len(self.rep.modules):
+            self._backprop_modules = len(self.rep.modules)
+            self._backprop_funcs = self.backprop_functions()
         return any(name + "(" in text for name in self._backprop_funcs)
+
+    def backprop_functions(self) -> set[str]:
+        """Names of the functions (of this file, and of the project's modules it ran) that may run a
+        backward: directly, or by calling one that does (a few levels)."""
+        funcs = [f for f, _ in self.all_functions()]
+        for mod in self.rep.modules.values():
+            funcs.extend(f for f, _ in _function_defs(mod.tree.body, None, {}))
+        texts = [(f.name, self.rep.segment(f)) for f in funcs]
+        found = {name for name, text in texts if _BACKPROP.search(text)}
+        for _ in range(4):
+            more = {name for name, text in texts if name not in found and any(n + "(" in text for n in found)}
+            if not more:
+                break
+            found |= more
+        return found
 
     def iter_element(self, it: Val, node: ast.expr) -> Val:
         """What certainly holds of every element a loop over ``node`` binds."""

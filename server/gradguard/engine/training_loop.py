@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..findings import Related
 from . import torchapi as api
-from .values import Ty, Val
+from .values import OptimizerInfo, Ty, Val
 
 if TYPE_CHECKING:
     from .evaluate import Evaluator
@@ -49,7 +49,11 @@ def _resolve(node: ast.expr, env: dict[str, Val], ev: Evaluator) -> Val | None:
     """The value a name or attribute chain has when the loop starts: ``optimizer``, or
     ``self.optimizer`` through the object ``self`` refers to (its heap cell)."""
     if isinstance(node, ast.Name):
-        return env.get(node.id) or ev.globals_env.get(node.id)
+        found = env.get(node.id)
+        if found is not None:
+            return found
+        own = ev.frames[-1].globals if ev.frames else None  # a function of another module: its names
+        return (own if own is not None else ev.globals_env).get(node.id)
     if isinstance(node, ast.Attribute):
         base = _resolve(node.value, env, ev)
         if base is not None and base.module is not None and base.ty in (Ty.MODULE, Ty.OTHER):
@@ -71,9 +75,36 @@ def _same(a: ast.expr, b: ast.expr) -> bool:
 _CLEARS = re.compile(r"zero_grad|\.grad\s*=[^=]|\.grad\.(?:data\.)?(?:zero_|fill_)\(")
 
 
-def _clears_grads(rep: Reporter, loop: ast.AST) -> bool:
-    """Any way of clearing gradients: zero_grad, `p.grad = None`, `p.grad.zero_()` (a text test)."""
-    return rep.mentions(loop, _CLEARS)
+_CLEARS_BY_HAND = re.compile(r"\.grad\s*=[^=]|\.grad\.(?:data\.)?(?:zero_|fill_)\(")
+
+
+def _clears_grads(rep: Reporter, loop: ast.AST, step: ast.Call, env: dict[str, Val], ev: Evaluator) -> bool:
+    """May the loop clear the gradients this step applies? `p.grad = None` and `p.grad.zero_()`
+    may clear any (a text test); a `zero_grad()` clears its optimizer's or module's parameters,
+    and one on something unresolved may clear anything."""
+    if not rep.mentions(loop, _CLEARS):
+        return False
+    if rep.mentions(loop, _CLEARS_BY_HAND):
+        return True
+    opt = _resolve(step.func.value, env, ev) if isinstance(step.func, ast.Attribute) else None
+    stepped = opt.info.objs if opt is not None and isinstance(opt.info, OptimizerInfo) else set()
+    for call in ast.walk(loop):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+            continue
+        if call.func.attr != "zero_grad":
+            continue
+        recv = _resolve(call.func.value, env, ev)
+        if recv is None or not stepped:
+            return True
+        if recv.ty is Ty.OPTIMIZER and isinstance(recv.info, OptimizerInfo):
+            if recv.info is opt.info or not recv.info.objs or stepped <= recv.info.objs:  # type: ignore[union-attr]
+                return True
+        elif recv.ty is Ty.MODULE and recv.module is not None:
+            if stepped <= recv.module.all_params_objs():
+                return True
+        else:
+            return True
+    return False
 
 
 def check_zero_grad(
@@ -91,14 +122,19 @@ def check_zero_grad(
     if not backwards:
         return
     _misplaced(rep, loop, env, ev)
-    if not steps or _clears_grads(rep, loop):
+    # A step whose optimizer's gradients nothing in the loop clears (another optimizer's zero_grad
+    # leaves them: `optimizer_g.zero_grad()` does not clear the discriminator's).
+    steps = [c for c in steps if not _clears_grads(rep, loop, c, env, ev)]
+    if not steps:
         return
     if _may_clear_grads(loop, env, ev):
         return
     step = steps[0]
     opt = step.func.value  # type: ignore[attr-defined]
     opt_name = rep.text(opt)
-    first_backward = backwards[0]
+    # The backward whose gradients this step applies: the last one before it (the first if none).
+    before = [b for b in backwards if (b.lineno, b.col_offset) < (step.lineno, step.col_offset)]
+    first_backward = before[-1] if before else backwards[0]
     anchor = _stmt_of(loop, first_backward)
     fixes = []
     if anchor is not None:
