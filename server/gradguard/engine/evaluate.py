@@ -54,6 +54,24 @@ MAX_INLINES = 400
 
 # A loop or comprehension over a known sequence is followed element by element up to this length.
 MAX_EXACT_ELEMENTS = 8
+# Torch functions and tensor methods that may return their input itself (same object, so its
+# grad_fn too, even under no_grad), or that are containers' methods as much as tensors'.
+_MAY_RETURN_INPUT = frozenset(
+    {
+        *("as_tensor", "asarray", "to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type"),
+        *("int", "long", "bool", "contiguous", "dropout", "alpha_dropout", "feature_alpha_dropout"),
+        *("dropout1d", "dropout2d", "dropout3d", "type_as", "requires_grad_", "pop", "get", "copy"),
+        *("item", "tolist", "numpy", "detach", "values", "keys", "items", "index", "count"),
+    }
+)
+_MULTI_OUTPUT = frozenset(
+    {
+        *("max", "min", "median", "mode", "sort", "topk", "kthvalue", "chunk", "split", "unbind"),
+        *("tensor_split", "unique", "aminmax", "std_mean", "var_mean", "meshgrid", "broadcast_tensors"),
+        *("svd", "qr", "eig", "eigh", "slogdet", "lu", "frexp", "hsplit", "vsplit", "dsplit", "where"),
+    }
+)
+_NEW_TENSOR_FUNCS = frozenset({"interpolate", "pad", "grid_sample", "affine_grid", "one_hot", "embedding"})
 _SEQ_TIMES_INT = ({Ty.LIST, Ty.NUMBER}, {Ty.TUPLE, Ty.NUMBER})
 
 
@@ -910,6 +928,17 @@ class Evaluator:
             if name in ("manual_seed", "set_printoptions", "save", "load", "is_tensor", "numel", "device"):
                 return OTHER
             if (
+                self.mode() is GradMode.OFF
+                and args
+                and args[0].ty is Ty.UNKNOWN
+                and name not in _MAY_RETURN_INPUT
+                and (name in api.GRAPH_OPS or name in api.LOSS_FUNCS or name in _NEW_TENSOR_FUNCS)
+            ):
+                # Under no_grad a torch function's result has no grad_fn, whatever it was given
+                # (those that may hand back their input unchanged aside).
+                ty = Ty.TENSOR if name not in _MULTI_OUTPUT else Ty.UNKNOWN
+                return Val(Grad.NONE, ty, obj=object(), cause=(NO_GRAD_CAUSE, node))
+            if (
                 args
                 and (
                     args[0].is_tensor
@@ -1362,9 +1391,20 @@ class Evaluator:
             method = Val(Grad.NONE, Ty.FUNC, info=user.methods[name], module=recv.module)
             return self.call_local(method, node, args, kwargs)
         if name == "backward":
-            if recv.is_tensor or recv.grad is Grad.NONE and recv.ty is Ty.NUMBER:
+            made_without_grad = recv.cause is not None and recv.cause[0] == NO_GRAD_CAUSE
+            if recv.is_tensor or recv.grad is Grad.NONE and (recv.ty is Ty.NUMBER or made_without_grad):
                 self.backward(node, recv, func.value, kind="backward")
             return NONE_VAL
+        if (
+            recv.ty is Ty.UNKNOWN
+            and self.mode() is GradMode.OFF
+            and name in api.GRAPH_OPS
+            and name not in _MAY_RETURN_INPUT
+            and not name.endswith("_")
+        ):
+            # A tensor method on a value of unknown kind, under no_grad: no grad_fn on the result.
+            ty = Ty.TENSOR if name not in _MULTI_OUTPUT else Ty.UNKNOWN
+            return Val(Grad.NONE, ty, obj=object(), cause=(NO_GRAD_CAUSE, node))
         if recv.ty is Ty.MODULE and recv.module is not None:
             return self.module_method(recv, name, node, args, kwargs)
         if recv.ty is Ty.OPTIMIZER:
@@ -2713,7 +2753,15 @@ def _store_item(container: Val, key: ast.expr, val: Val) -> Val:
                 return container.with_(
                     elts=(*container.elts, val), keys=(*container.keys, key.value), taints=taints
                 )
-        return Val(Grad.NONE, Ty.DICT, taints=taints)
+        # A key not known (`losses[f"loss/{scale}"] = loss`): the keys are no longer known, but what
+        # holds of every value still may (each value it had, and this one).
+        if container.elts is not None:
+            every: Val | None = val
+            for old in container.elts:
+                every = join(every, old) if every is not None else None
+        else:
+            every = join(container.item, val) if container.item is not None else None
+        return Val(Grad.NONE, Ty.DICT, item=every, taints=taints)
     if container.elts is not None and isinstance(key, ast.Constant) and isinstance(key.value, int):
         i = key.value
         n = len(container.elts)
