@@ -347,7 +347,11 @@ class Evaluator:
         if any(v.is_tensor for v in vals) and all(
             isinstance(o, (ast.Lt, ast.Gt, ast.LtE, ast.GtE, ast.Eq, ast.NotEq)) for o in node.ops
         ):
-            return Val(Grad.NONE, Ty.TENSOR)
+            shapes = [v.shape if v.is_tensor else () if v.ty is Ty.NUMBER else None for v in vals]
+            shape: shp.Shape | None = shapes[0]
+            for other in shapes[1:]:
+                shape = shp.broadcast(shape, other)
+            return Val(Grad.NONE, Ty.TENSOR, shape=shape)  # a mask of the operands' broadcast shape
         if all(v.ty in (Ty.NUMBER, Ty.OTHER) for v in vals):
             return Val(Grad.NONE, Ty.OTHER, truth=compare_truth(node, vals))
         return UNKNOWN
@@ -639,6 +643,10 @@ class Evaluator:
                     t_shape = base.shape[::-1] if attr == "T" and base.shape is not None else None
                     return self.op_result(node, (base,), saves=False, shape=t_shape).with_(obj=base.obj)
                 return Val(base.grad, Ty.TENSOR, obj=base.obj)
+            if attr == "shape" and base.shape is not None:
+                return _size_val(base.shape)
+            if attr == "ndim" and base.shape is not None:
+                return Val(Grad.NONE, Ty.NUMBER, lit=(len(base.shape),))
             if attr in ("shape", "dtype", "device", "requires_grad", "is_leaf", "ndim", "grad_fn"):
                 return OTHER
         return UNKNOWN
@@ -1632,6 +1640,12 @@ class Evaluator:
             return OTHER
         if name in ("item",):
             return Val(Grad.NONE, Ty.NUMBER, cause=("`.item()`", node))
+        if name == "size" and recv.shape is not None and not kwargs:
+            torch_size = _size_val(recv.shape)  # `x.size()`, and `x.size(0)` when that size is known
+            if not node.args:
+                return torch_size
+            at = shp.norm_dim(shp.int_const(node.args[0]), len(recv.shape))
+            return torch_size.elts[at] if at is not None and torch_size.elts is not None else NUMBER
         if name in api.BREAK_TO_NUMBER:
             return NUMBER
         if name in api.BREAK_TO_OTHER:
@@ -1769,6 +1783,13 @@ class Evaluator:
             shape = recv.shape
         elif name == "matmul" and args:
             shape = shp.matmul(recv.shape, args[0].shape)
+        elif name in ("interpolate", "upsample", "upsample_bilinear", "upsample_nearest") and recv.shape:
+            # (N, C, *spatial): the batch and channels stay, the spatial sizes are `size` when given.
+            wanted = args[0] if args else kwargs.get("size")
+            spatial = len(recv.shape) - 2
+            given = wanted.elts if wanted is not None and wanted.elts is not None else ()
+            dims = [e.lit[0] if e.lit is not None and type(e.lit[0]) is int else None for e in given]
+            shape = (*recv.shape[:2], *(dims if len(dims) == spatial else [None] * spatial))
         elif name == "gather" and (len(args) >= 2 or "index" in kwargs):
             shape = (args[1] if len(args) >= 2 else kwargs["index"]).shape  # the index's shape
         elif name in _SHAPE_METHODS:
@@ -2629,6 +2650,15 @@ def acc_taints(stmt: ast.stmt, key: object) -> frozenset[Taint]:
     any path exempts the finding); "carried" only if every path has it (what an earlier iteration
     put there is certainly still there: no path reset it)."""
     return frozenset({Taint("accumulated", stmt, key), Taint("carried", stmt, key)})
+
+
+def _size_val(shape: shp.Shape) -> Val:
+    """A tensor's `torch.Size`: a tuple of its sizes, each a known number where the shape knows it."""
+    return Val(
+        Grad.NONE,
+        Ty.TUPLE,
+        elts=tuple(Val(Grad.NONE, Ty.NUMBER, lit=(d,)) if d is not None else NUMBER for d in shape),
+    )
 
 
 def _basic_key(key: ast.expr) -> bool:

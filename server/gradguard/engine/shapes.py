@@ -169,10 +169,12 @@ def matmul(a: Shape | None, b: Shape | None) -> Shape | None:
 
 
 def stack(shapes: Sequence[Shape | None], dim: int | None) -> Shape | None:
-    """``torch.stack`` of tensors with these shapes (the same shape, or torch raises)."""
-    if not shapes or any(s is None for s in shapes) or len({len(s or ()) for s in shapes}) != 1:
+    """``torch.stack`` of tensors with these shapes (the same shape, or torch raises: a size known
+    in one holds for all)."""
+    known = [s for s in shapes if s is not None]
+    if not known or len({len(s) for s in known}) != 1:
         return None
-    merged = _same_sizes(shapes)
+    merged = _same_sizes(known)
     d = norm_dim(dim, len(merged) + 1)
     if d is None:
         return None
@@ -180,14 +182,16 @@ def stack(shapes: Sequence[Shape | None], dim: int | None) -> Shape | None:
 
 
 def cat(shapes: Sequence[Shape | None], dim: int | None) -> Shape | None:
-    """``torch.cat`` along one dim: that size is the sum when every size is known."""
-    if not shapes or any(s is None for s in shapes) or len({len(s or ()) for s in shapes}) != 1:
+    """``torch.cat`` along one dim: that size is the sum when every size is known; the others agree
+    (torch raises otherwise), so a size known in one input holds for all."""
+    known = [s for s in shapes if s is not None]
+    if not known or len({len(s) for s in known}) != 1:
         return None
-    merged = list(_same_sizes(shapes))
+    merged = list(_same_sizes(known))
     d = norm_dim(dim, len(merged))
     if d is None:
         return None
-    sizes = [s[d] for s in shapes if s is not None]
+    sizes = [s[d] if s is not None else None for s in shapes]
     merged[d] = sum(x for x in sizes if x is not None) if all(x is not None for x in sizes) else None
     return tuple(merged)
 
