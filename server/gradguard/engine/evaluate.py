@@ -908,6 +908,16 @@ class Evaluator:
             return self.dict_from(node, args, kwargs)
         if qual == "collections.defaultdict" and args and args[0].qual == "builtins.list" and not kwargs:
             return Val(Grad.NONE, Ty.DICT, elts=(), keys=(), info=LIST_DEFAULT)
+        if (
+            qual == "collections.defaultdict"
+            and len(node.args) == 1
+            and isinstance(node.args[0], ast.Lambda)
+            and not node.args[0].args.args
+            and not kwargs
+        ):
+            # `defaultdict(lambda: torch.tensor(0.0))`: a missing key reads as what the lambda makes.
+            made = self.expr(node.args[0].body)
+            return Val(Grad.NONE, Ty.DICT, elts=(), keys=(), info=DefaultValue(made))
         if top != "torch":
             self.escape(args, kwargs)
             return self.unknown_result(node)
@@ -2813,6 +2823,8 @@ def _dict_get(d: Val, key: ast.expr) -> Val:
     for k, v in zip(d.keys, d.elts, strict=False):
         if k == key.value and type(k) is type(key.value):
             return v
+    if isinstance(d.info, DefaultValue) and type(key.value) in (str, int):
+        return d.info.val
     if d.info is LIST_DEFAULT and type(key.value) in (str, int):
         return Val(Grad.NONE, Ty.LIST, elts=())  # `defaultdict(list)`: a new empty list
     return UNKNOWN
@@ -2820,6 +2832,13 @@ def _dict_get(d: Val, key: ast.expr) -> Val:
 
 # `info` of a `defaultdict(list)` value: a missing key reads as a new empty list.
 LIST_DEFAULT = "defaultdict(list)"
+
+
+@dataclass(frozen=True, slots=True)
+class DefaultValue:
+    """`info` of a `defaultdict(lambda: ...)`: what a missing key reads as."""
+
+    val: Val
 
 
 def _backward_of(flags: frozenset[object]) -> ast.AST | None:
