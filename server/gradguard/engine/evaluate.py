@@ -235,6 +235,11 @@ class Evaluator:
             val = self.st.env.get(key.id)
             if val is not None and val.lit is not None and isinstance(val.lit[0], (str, int)):
                 return ast.Constant(value=val.lit[0])
+        if isinstance(key, ast.Attribute) and self.st is not None:
+            val = self.peek(key)  # `self.cache[self.dataset_name]`: a name kept on an object
+            known = val.lit[0] if val.lit is not None else None
+            if isinstance(known, (str, int)) and not isinstance(known, bool):
+                return ast.Constant(value=known)
         if (
             isinstance(key, ast.UnaryOp)
             and isinstance(key.op, ast.USub)

@@ -1145,6 +1145,9 @@ class Interpreter(Evaluator):
                 path = self.path_of(target.value)
                 if path is not None:
                     st.env[path] = _store_item(base, self.key_node(target.slice), val)
+                    if path[0] == "@" and carries_graph(val):
+                        self.rep.cell_writes[path] = stmt  # `self.cache[name] = embeds`: a graph kept
+                        self.rep.cell_names.setdefault(path, self.pos.text(target.value))
         elif isinstance(target, ast.Starred):
             self.assign(target.value, UNKNOWN, stmt)
 
