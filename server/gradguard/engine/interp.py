@@ -55,6 +55,7 @@ _TRAINING_LOOP = re.compile(r"\.backward\(")
 _CLEAR_AFTER_BACKWARD = re.compile(r"\.backward\([\s\S]*zero_grad\([\s\S]*\.step\(")
 _BACKPROP = re.compile(r"backward|autograd")
 # A loop that assembles layers: `layers.append(nn.Linear(...))`, `layers += [...]`, `add_module(`.
+_TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 # Imports never followed into the project: what the engine models itself.
 _NEVER_FOLLOWED = frozenset({"torch", "numpy", "__future__", "typing", "math", "os", "sys", "collections"})
 _BUILDS_LAYERS = re.compile(r"\bnn\.[A-Z]\w*\(|add_module\(|\.append\([A-Z]\w*\(")
@@ -659,8 +660,9 @@ class Interpreter(Evaluator):
             quals.append(q)
         kinds = {"builtins.tuple": Ty.TUPLE, "builtins.list": Ty.LIST, "builtins.dict": Ty.DICT}
         if val.ty in (Ty.TUPLE, Ty.LIST, Ty.DICT) and val.qual is None:
-            if all(q in kinds for q in quals):
-                return val.ty in {kinds[q] for q in quals}
+            if all(q in kinds or q in _TENSOR_CLASSES for q in quals):
+                # A plain tuple, list or dict is no tensor (a namedtuple has a qual: left unknown).
+                return val.ty in {kinds[q] for q in quals if q in kinds}
             return None
         if val.is_tensor and all(q in kinds or q == "torch.Tensor" for q in quals):
             return "torch.Tensor" in quals
