@@ -87,24 +87,25 @@ def _clears_grads(rep: Reporter, loop: ast.AST, step: ast.Call, env: dict[str, V
     if rep.mentions(loop, _CLEARS_BY_HAND):
         return True
     opt = _resolve(step.func.value, env, ev) if isinstance(step.func, ast.Attribute) else None
-    stepped = opt.info.objs if opt is not None and isinstance(opt.info, OptimizerInfo) else set()
+    if opt is None or not isinstance(opt.info, OptimizerInfo) or not opt.info.objs:
+        return True  # which parameters it steps is not known
+    stepped = opt.info.objs
+    cleared: set[object] = set()  # `decoder.zero_grad(); encoder.zero_grad()` clear together
     for call in ast.walk(loop):
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
             continue
         if call.func.attr != "zero_grad":
             continue
         recv = _resolve(call.func.value, env, ev)
-        if recv is None or not stepped:
-            return True
-        if recv.ty is Ty.OPTIMIZER and isinstance(recv.info, OptimizerInfo):
-            if recv.info is opt.info or not recv.info.objs or stepped <= recv.info.objs:  # type: ignore[union-attr]
+        if recv is not None and recv.ty is Ty.OPTIMIZER and isinstance(recv.info, OptimizerInfo):
+            if recv.info is opt.info or not recv.info.objs:
                 return True
-        elif recv.ty is Ty.MODULE and recv.module is not None:
-            if stepped <= recv.module.all_params_objs():
-                return True
+            cleared |= recv.info.objs
+        elif recv is not None and recv.ty is Ty.MODULE and recv.module is not None:
+            cleared |= recv.module.all_params_objs()
         else:
-            return True
-    return False
+            return True  # something unresolved: it may clear anything
+    return stepped <= cleared
 
 
 def check_zero_grad(
