@@ -223,6 +223,16 @@ class ProjectLoader:
                 continue
             seen.add(key)
             parts = module.split(".") if module else []
+            if not parts and level:
+                # `from . import x`: the importing file's own package (its __init__.py), as the
+                # import system defines it: the folder `level - 1` levels above the importer's.
+                package = Path(importer).resolve().parent
+                for _ in range(level - 1):
+                    package = package.parent
+                init = package / "__init__.py"
+                self.resolutions[key] = self._inside(str(init)) or "" if init.is_file() else ""
+                self.new_keys.append(key)
+                continue
             if not parts or not all(p.isidentifier() for p in parts):
                 self.resolutions[key] = ""
                 continue

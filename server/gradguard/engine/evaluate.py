@@ -781,7 +781,7 @@ class Evaluator:
             recv = self.expr(func.value)
             args = [self.expr(a) for a in node.args]
             kwargs = {k.arg: self.expr(k.value) for k in node.keywords if k.arg is not None}
-            if isinstance(recv.info, Namespace):  # `U.postprocess(x)`: a module of the project
+            if isinstance(recv.info, (Namespace, SuperRef)):  # `U.postprocess(x)`, `super().__init__()`
                 return self.call_value(self.attribute(func, recv), node, args, kwargs)
             if recv.ty is Ty.QUAL:
                 return self.qual_call(f"{recv.qual}.{func.attr}", node, args, kwargs)

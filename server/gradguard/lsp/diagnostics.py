@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from lsprotocol import types
+from pygls import uris
 
 from .. import registry
-from ..findings import Finding
+from ..findings import Finding, Span
 from ..settings import Settings
 from .positions import Locator
 
@@ -25,6 +26,16 @@ _SEVERITY = {
 }
 
 _ROLE_ORDER = {"built": 0, "freed": 1, "reused": 2}
+
+
+def _elsewhere(path: str, span: Span) -> tuple[str, types.Range] | None:
+    """A place in another file of the project (its columns in code points: that file's text is not
+    at hand, and the places named there are in its ASCII code in practice)."""
+    uri = uris.from_fs_path(path)
+    if uri is None:
+        return None
+    start = types.Position(max(span.line - 1, 0), span.col)
+    return uri, types.Range(start, types.Position(max(span.end_line - 1, 0), span.end_col))
 
 
 def finding_data(finding: Finding, key: str, version: Any = None) -> dict[str, Any]:
@@ -50,7 +61,7 @@ def to_diagnostic(
     related = []
     # The story in order: where the graph was built, what freed it, where it is needed again.
     for item in sorted(finding.related, key=lambda r: _ROLE_ORDER.get(r.role, len(_ROLE_ORDER))):
-        where = locator.to_client(item.span)
+        where = locator.to_client(item.span) if item.path is None else _elsewhere(item.path, item.span)
         if where is not None:
             message = locator.describe(item.message, uri)
             related.append(types.DiagnosticRelatedInformation(types.Location(where[0], where[1]), message))

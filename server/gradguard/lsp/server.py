@@ -34,7 +34,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from .. import __version__
 from ..api import applies
 from ..config import ConfigError, Resolver
-from ..project import ProjectLoader, imports_own_code, project_root
+from ..project import ProjectLoader, file_stamp, imports_own_code, project_root
 from ..settings import Settings
 from . import actions, documents
 from .diagnostics import SOURCE, to_diagnostic
@@ -596,7 +596,7 @@ class GradguardServer(LanguageServer):
             root = self.roots[folder] = project_root(folder)
         loader = self.loaders.get(root)
         if loader is None:
-            loader = self.loaders[root] = ProjectLoader(root, read=self.read_source)
+            loader = self.loaders[root] = ProjectLoader(root, read=self.read_source, stamp=self.source_stamp)
         return loader
 
     def read_source(self, path: str) -> str | None:
@@ -610,6 +610,13 @@ class GradguardServer(LanguageServer):
                 return handle.read()
         except (OSError, UnicodeDecodeError, ValueError):
             return None
+
+    def source_stamp(self, path: str) -> Hashable | None:
+        """What changes when a module's text may have: an open document's version, else the file's."""
+        document = self.workspace.text_documents.get(uris.from_fs_path(path) or "")
+        if document is not None:
+            return ("open", document.version, id(document))
+        return file_stamp(path)
 
     def module_changed(self, uri: str) -> None:
         """A document changed: the open documents that import it (through any depth) are analysed
@@ -928,6 +935,7 @@ def did_close(ls: GradguardServer, params: types.DidCloseTextDocumentParams) -> 
     uri = params.text_document.uri
     if documents.key_of(ls.workspace, uri) is None:
         ls.forget(uri, [uri])
+    ls.module_changed(uri)  # its importers now see the file as saved
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
