@@ -10,6 +10,7 @@ and the module name (see ``cache``); the engine never waits on jedi for a name i
 
 from __future__ import annotations
 
+import importlib.machinery
 import logging
 import os
 import re
@@ -109,6 +110,7 @@ class ProjectLoader:
         self.imported: dict[str, set[str]] = {}  # module path -> files seen importing it
         self.last_modules: list[ForeignModule] = []  # what the current analysis read (see begin)
         self._lock = threading.Lock()  # jedi is not thread-safe; the editor analyses in two threads
+        self._tops: dict[tuple[str, str], bool] = {}  # (top-level name, folder) -> may be ours
         self.new_keys: list[str] = []  # resolutions made by jedi in this process (not from a cache)
 
     @property
@@ -236,6 +238,10 @@ class ProjectLoader:
             if not parts or not all(p.isidentifier() for p in parts):
                 self.resolutions[key] = ""
                 continue
+            if not level and not self._may_be_ours(parts[0], importer):
+                self.resolutions[key] = ""  # an installed package or the standard library
+                self.new_keys.append(key)
+                continue
             if level:
                 code = f"from {'.' * level}{'.'.join(parts[:-1])} import {parts[-1]}"
             else:
@@ -260,6 +266,42 @@ class ProjectLoader:
         for key, _, _ in lines:
             self.resolutions[key] = found.get(key, "")
             self.new_keys.append(key)
+
+    def _may_be_ours(self, top: str, importer: str) -> bool:
+        """Might the top-level name be a module of the project? Where the import system finds it first
+        (without running or parsing anything) on the folders a script there sees, the project's, then
+        the interpreter's path: a name found outside the project first is not followed, and jedi is
+        not asked (it would parse that package to say so)."""
+        found = self._tops.get((top, os.path.dirname(importer)))
+        if found is None:
+            try:
+                spec = importlib.machinery.PathFinder.find_spec(top, self._search_path(importer))
+            except (ImportError, ValueError, OSError):
+                spec = None
+            places = [spec.origin] if spec is not None and spec.origin else []
+            if spec is not None and spec.submodule_search_locations:
+                places += list(spec.submodule_search_locations)
+            found = not places or any(self._within(p) for p in places)
+            self._tops[(top, os.path.dirname(importer))] = found
+        return found
+
+    def _search_path(self, importer: str) -> list[str]:
+        """The importing file's folder (and the folder above its package), the project's folder and
+        its `src/`, then the interpreter's path: where a script of the project finds its imports."""
+        folder = Path(importer).resolve().parent
+        out = [str(folder)]
+        while (folder / "__init__.py").is_file() and folder.parent != folder:
+            folder = folder.parent
+            out.append(str(folder))
+        out += [self.root, os.path.join(self.root, "src")]
+        return out + [p for p in sys.path if p and os.path.isdir(p)]
+
+    def _within(self, path: str) -> bool:
+        try:
+            rel = Path(path).resolve().relative_to(self.root)
+        except (ValueError, OSError):
+            return False
+        return not any(part in _ENV_PARTS or part.startswith(".") for part in rel.parts)
 
     def _inside(self, path: str) -> str | None:
         """The path when it is a Python file of the project (not an installed package in it)."""

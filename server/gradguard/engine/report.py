@@ -392,8 +392,10 @@ class Reporter:
             if run.val.grad is not Grad.GRAPH:
                 continue
             for site in sorted(run.val.sites, key=lambda x: x.seq):
-                if site.saves:
-                    frees.setdefault(self.span(site.node), self.text(site.node))
+                if site.saves and getattr(site.node, "lineno", 0) < LINE_BLOCK:  # this file's code only
+                    where = self.span(site.node)
+                    if where not in frees:
+                        frees[where] = self.text(site.node)
         reused = {r.span for f in self.findings.values() for r in f.related if r.role == "freed"}
         out = []
         for span, (run, frees) in sorted(by_call.items()):
@@ -405,7 +407,7 @@ class Reporter:
                     self.text(run.target),
                     run.kind,
                     run.retain,
-                    tuple((text, where.line) for where, text in frees.items() if where.line < LINE_BLOCK),
+                    tuple((text, where.line) for where, text in frees.items()),
                     span in reused,
                 )
             )
@@ -986,6 +988,7 @@ class Reporter:
                 [built, freed, reused],
                 [],
                 chain,
+                variant="stored" if whole.ty in (Ty.DICT, Ty.LIST) else None,
             )
             return
 

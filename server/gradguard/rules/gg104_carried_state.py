@@ -75,6 +75,12 @@ RULE = Rule(
         "at the start of each iteration"
     ),
     variants={
+        # A dict or list kept on an object (a cache of embeddings): its stored values carry it.
+        "stored": (
+            "`{name}` keeps a value with its graph from one iteration into the next: the backward on "
+            "line {backward_line} frees that graph, so the next iteration's backward raises; store a "
+            "detached copy (`.detach()`), or compute it again in each iteration"
+        ),
         # Several names carry it (an LSTM's `h, c`).
         "several": (
             "{names} carry their graph from one iteration into the next: the backward on line "
