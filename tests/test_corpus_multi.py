@@ -134,7 +134,6 @@ def test_project_behaves_as_labelled(project: Path) -> None:
 
 # Dev projects the engine does not find yet, each a known gap.
 MULTI_MISSES = {
-    "m_style_hrnet_vgg_targets_before_loop",  # a target dict built through Sequential._modules.items()
     "n_rl_naf_greedy_actions_numpy",  # a lazy property made by a decorator of the project
     "o_classification_rocauc_metric_numpy",  # metrics kept in a list of objects, state.update(...)
     "o_detection_yolo_detect_inplace_decode",  # `self.training` after `.eval()` is not followed

@@ -231,6 +231,11 @@ class Evaluator:
 
     def key_node(self, key: ast.expr) -> ast.expr:
         """A subscript's key as a constant when it is one, or a name bound to a known dict key."""
+        if isinstance(key, ast.Subscript) and self.st is not None:
+            read = self.peek(key)  # `features[layers[name]]`: a key read from a known dict
+            known = read.lit[0] if read.lit is not None else None
+            if isinstance(known, (str, int)) and not isinstance(known, bool):
+                return ast.Constant(value=known)
         if isinstance(key, ast.Name) and self.st is not None:
             val = self.st.env.get(key.id)
             if val is not None and val.lit is not None and isinstance(val.lit[0], (str, int)):
@@ -611,6 +616,14 @@ class Evaluator:
             return Val(Grad.NONE, Ty.QUAL, qual=f"{base.qual}.{attr}")
         if base.module is not None:
             inst = base.module
+            if attr == "_modules" and base.ty is Ty.MODULE and (kids := _known_children(inst)) is not None:
+                # A container's children by name (`for name, layer in vgg._modules.items()`).
+                return Val(
+                    Grad.NONE,
+                    Ty.DICT,
+                    keys=tuple(k for k, _ in kids),
+                    elts=tuple(Val(Grad.NONE, Ty.MODULE, module=m) for _, m in kids),
+                )
             if attr in inst.attrs:
                 val = inst.attrs[attr]
                 # Tensors set in __init__ may be rebound by any method: only structure is trusted.
@@ -1933,6 +1946,16 @@ class Evaluator:
             target = ast.copy_location(ast.Attribute(node.func.value, node.args[0].value, ast.Store()), node)
             self.assign_target(target, args[1])
             return NONE_VAL
+        kids = _known_children(inst) if name in ("named_children", "children") and not args else None
+        if kids is not None:
+            # `for name, layer in vgg.named_children()`: a container's children, in order.
+            rows = tuple(
+                Val(Grad.NONE, Ty.TUPLE, elts=(_key_val(k), Val(Grad.NONE, Ty.MODULE, module=m)))
+                if name == "named_children"
+                else Val(Grad.NONE, Ty.MODULE, module=m)
+                for k, m in kids
+            )
+            return Val(Grad.NONE, Ty.LIST, elts=rows)
         if inst.cls_name == "ModuleDict" and inst.children and name in ("values", "items", "keys"):
             entries = tuple(
                 Val(Grad.NONE, Ty.MODULE, module=m)
@@ -2665,6 +2688,16 @@ def acc_taints(stmt: ast.stmt, key: object) -> frozenset[Taint]:
     any path exempts the finding); "carried" only if every path has it (what an earlier iteration
     put there is certainly still there: no path reset it)."""
     return frozenset({Taint("accumulated", stmt, key), Taint("carried", stmt, key)})
+
+
+def _known_children(inst: ModuleInst) -> list[tuple[object, ModuleInst]] | None:
+    """A torch container's children in order, with their names (`"0"`, `"1"`... for a Sequential or
+    ModuleList), when every one is known."""
+    if inst.cls_name in ("Sequential", "ModuleList") and inst.seq_children and not inst.children:
+        return [(str(i), m) for i, m in enumerate(inst.seq_children)]
+    if inst.cls_name == "ModuleDict" and inst.children:
+        return list(inst.children.items())
+    return None
 
 
 def _size_val(shape: shp.Shape) -> Val:

@@ -787,6 +787,11 @@ class Interpreter(Evaluator):
             # `sums[idx] += v` adds each to its own slot.
             self.each_element(node, exact, elem, every=_indexes_by_target(node))
             return
+        if exact is not None and 1 <= len(exact) <= MAX_EXACT_ELEMENTS and _indexes_by_target(node):
+            # A loop that files each element under a key it binds (`features[layers[name]] = x`):
+            # followed element by element, so the dict keeps its exact keys.
+            self.each_element(node, exact, elem, every=True)
+            return
         if exact is not None and 1 <= len(exact) <= MAX_EXACT_ELEMENTS and self.builds_modules(node):
             # A loop over a short known sequence that builds layers (`for units in hidden: layers.append(
             # nn.Linear(...))`): followed element by element, so the list keeps its exact layers.
@@ -977,7 +982,10 @@ class Interpreter(Evaluator):
             self.loops.pop()
         if frame.starts and self.rep.mentions(node, _TRAINING_LOOP):
             self.rep.training_loop(node, frame.starts[1], self)
-        self.st = join_states([*ends, *frame.breaks])
+        # A loop over a known sequence, followed element by element, leaves after its last element
+        # (or at a break); any other may leave after any iteration.
+        leaving = ends[-1:] if frame.exact and len(ends) == iterations else ends
+        self.st = join_states([*leaving, *frame.breaks])
         if frame.probe and self.st is not None and len(ends) == 2 and ends[1] is not None:
             # A loop repeats (as everywhere here): what its second pass changed in place stays
             # changed for the graphs saved before, which a backward after the loop meets.
@@ -1384,7 +1392,9 @@ def _indexes_by_target(loop: ast.For | ast.AsyncFor) -> bool:
         else:
             continue
         for t in targets:
-            if isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Name) and t.slice.id in bound:
+            if isinstance(t, ast.Subscript) and any(
+                isinstance(n, ast.Name) and n.id in bound for n in ast.walk(t.slice)
+            ):
                 return True
     return False
 
