@@ -320,3 +320,38 @@ def test_a_poisoned_cache_entry_is_not_trusted(
     projects._caches.clear()
     code, out = run(capsys, str(root))
     assert "GG107" in out and "GG101" not in out
+
+
+FACTORY_LOOP = """\
+import torch
+{imports}
+
+model = {make}
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for i in range(3):
+    loss = model(torch.randn(2, 3, 32, 32)).sum()
+    loss.backward()
+    opt.step()
+"""
+
+
+@pytest.mark.parametrize(
+    "imports, make, found",
+    [
+        ("import torchvision", "torchvision.models.resnet18()", True),
+        ("from torchvision.models import resnet18", "resnet18(weights=None)", True),
+        ("import timm", 'timm.create_model("resnet18")', True),
+        ("from transformers import AutoModel", 'AutoModel.from_pretrained("bert-base-uncased")', True),
+        ("import torchvision", "torchvision.models.get_model_builder('resnet18')", False),
+        (
+            "from transformers import AutoTokenizer",
+            'AutoTokenizer.from_pretrained("bert-base-uncased")',
+            False,
+        ),
+    ],
+)
+def test_well_known_model_factories_make_trainable_modules(imports: str, make: str, found: bool) -> None:
+    """The documented table: only these library calls are known to return a network (no zero_grad
+    in the loop is then GG201); anything else from a library stays unknown."""
+    source = FACTORY_LOOP.format(imports=imports, make=make)
+    assert [f.code for f in api.check_source(source, "t.py")] == (["GG201"] if found else [])

@@ -252,7 +252,29 @@ def run_job(job: Job) -> Outcome:
 
 
 def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[Outcome]:
-    """Outcomes in job order; large batches go to a process pool over all cores."""
+    """Outcomes in job order; large batches go to a process pool over all cores. Files whose cached
+    findings still hold are answered here first: only the others are worth a worker."""
+    cached = {i: run_job(job) for i, job in enumerate(jobs) if _answered_by_cache(job)}
+    if cached:
+        rest = [job for i, job in enumerate(jobs) if i not in cached]
+        done = iter(_run_all(rest, workers))
+        return [cached[i] if i in cached else next(done) for i in range(len(jobs))]
+    return _run_all(jobs, workers)
+
+
+def _answered_by_cache(job: Job) -> bool:
+    if not (job.follow_imports and job.cache and job.mode == "check" and job.text is None) or job.notebook:
+        return False
+    try:
+        text, _ = read_text(Path(job.path), False)
+    except (OSError, UnicodeError):
+        return False
+    if "torch" not in text and "import" not in text:
+        return True  # never analysed: nothing for a worker to do
+    return projects.cached_findings(job.path, text, repr(job.settings)) is not None
+
+
+def _run_all(jobs: Sequence[Job], workers: int | None = None) -> list[Outcome]:
     workers = workers or os.cpu_count() or 1
     if len(jobs) > PARALLEL_THRESHOLD and workers > 1:
         # Imported here: multiprocessing costs a small check a sixth of its start-up time.

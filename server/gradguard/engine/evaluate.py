@@ -936,6 +936,14 @@ class Evaluator:
             # `defaultdict(lambda: torch.tensor(0.0))`: a missing key reads as what the lambda makes.
             made = self.expr(node.args[0].body)
             return Val(Grad.NONE, Ty.DICT, elts=(), keys=(), info=DefaultValue(made))
+        if top in ("torchvision", "timm", "transformers") and api.model_factory(qual):
+            # A well-known factory of trainable networks (torchvision.models.resnet18(),
+            # timm.create_model(...), transformers' *.from_pretrained(...)): a module with parameters
+            # whose forward is not followed (its output: a graph of unknown kind).
+            self.escape(args, kwargs)
+            inst = ModuleInst(qual.split(".")[-2] if name == "from_pretrained" else name, True, kind="opaque")
+            inst.origin = node
+            return Val(Grad.NONE, Ty.MODULE, module=inst)
         if top != "torch":
             self.escape(args, kwargs)
             return self.unknown_result(node)

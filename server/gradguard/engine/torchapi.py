@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 
 # ---- What each op saves for backward: derived from torch itself -----------------------------------------
@@ -476,3 +477,22 @@ HARMLESS_BUILTINS = frozenset(
         "id",
     }
 )
+
+
+# Well-known factories outside torch that return a trainable `nn.Module` (the documented table of
+# cross-file analysis: these are the only library calls whose result is known to be a network).
+_TORCHVISION_MODEL = re.compile(
+    r"^torchvision\.models(?:\.(?:detection|segmentation|video|quantization|optical_flow))?\.[a-z][a-z0-9_]*$"
+)
+_TRANSFORMERS_MODEL = re.compile(r"^transformers\.(?:Auto\w*Model\w*|\w+(?:Model|For\w+))\.from_pretrained$")
+_NOT_MODELS = frozenset({"get_model", "get_weight", "list_models", "get_model_weights", "get_model_builder"})
+
+
+def model_factory(qual: str) -> bool:
+    """Does calling ``qual`` make a trainable network? (torchvision.models.*, timm.create_model,
+    transformers' model classes' from_pretrained)"""
+    if qual == "timm.create_model":
+        return True
+    if _TORCHVISION_MODEL.match(qual):
+        return qual.rsplit(".", 1)[-1] not in _NOT_MODELS
+    return bool(_TRANSFORMERS_MODEL.match(qual))
