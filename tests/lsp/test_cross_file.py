@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsp_helpers import CONFIG, RecordingClient, open_doc, replace_all, start
+from lsprotocol import types
 
 pytestmark = pytest.mark.asyncio
 
@@ -64,6 +65,11 @@ async def test_importers_follow_the_unsaved_text_of_a_module(client: RecordingCl
     assert any(
         r.location.uri == model and r.location.range.start.line == 11 for r in diagnostic.related_information
     )
+
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(train), types.Position(4, 8))
+    )
+    assert hover is not None and "model.py line 12" in str(hover.contents)
 
     # The model is opened and fixed in the editor, not saved: the training script is analysed again.
     open_doc(client, model, MODEL)

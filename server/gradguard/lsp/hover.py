@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
+from pathlib import Path
 
 from lsprotocol import types
 
@@ -63,6 +64,9 @@ def finding_markdown(finding: Finding, result: Result, uri: str) -> str:
         parts.append(f"**Graph chain**: `{describe(finding.chain, uri)}`")
     story = []
     for item in finding.related:
+        if item.path is not None:  # in another file of the project: its name and its own line
+            story.append(f"- {Path(item.path).name} line {item.span.line}: {item.message}")
+            continue
         where = describe(f"line {item.span.line}", uri)
         story.append(f"- {where}: {describe(item.message, uri)}")
     if story:
