@@ -216,56 +216,100 @@ class ProjectLoader:
         return out
 
     def _resolve_all(self, importer: str, wanted: list[tuple[str, int]]) -> None:
-        jedi = self._load_jedi()
-        lines: list[tuple[str, str, int]] = []  # (key, code line, column of the name to resolve)
-        seen: set[str] = set()
+        """Resolve these imports of one file. jedi says which module a top-level name is, on the
+        project's path as Python would search it (one script for all of the file's names); below
+        it, submodules are found in their package's folders by the import system's own finder
+        (`importlib.machinery.PathFinder`, which runs and parses nothing), as an import would."""
+        pending: list[tuple[str, list[str], int]] = []  # (key, parts, level)
+        tops: set[str] = set()
         for module, level in wanted:
             key = self._key(importer, module, level)
-            if key is None or key in seen or key in self.resolutions:
+            if key is None or key in self.resolutions or any(k == key for k, _, _ in pending):
                 continue
-            seen.add(key)
             parts = module.split(".") if module else []
-            if not parts and level:
-                # `from . import x`: the importing file's own package (its __init__.py), as the
-                # import system defines it: the folder `level - 1` levels above the importer's.
+            if not all(p.isidentifier() for p in parts) or (not parts and not level):
+                self._settle(key, "")
+            elif not level and not self._may_be_ours(parts[0], importer):
+                self._settle(key, "")  # an installed package or the standard library
+            else:
+                pending.append((key, parts, level))
+                if not level:
+                    tops.add(parts[0])
+        top_paths = self._resolve_tops(importer, sorted(tops))
+        for key, parts, level in pending:
+            if level:
                 package = Path(importer).resolve().parent
                 for _ in range(level - 1):
                     package = package.parent
-                init = package / "__init__.py"
-                self.resolutions[key] = self._inside(str(init)) or "" if init.is_file() else ""
-                self.new_keys.append(key)
+                if not parts:  # `from . import x`: the package's own __init__.py
+                    init = package / "__init__.py"
+                    self._settle(key, self._inside(str(init)) or "" if init.is_file() else "")
+                    continue
+                self._settle(key, self._walk([str(package)], parts))
                 continue
-            if not parts or not all(p.isidentifier() for p in parts):
-                self.resolutions[key] = ""
-                continue
-            if not level and not self._may_be_ours(parts[0], importer):
-                self.resolutions[key] = ""  # an installed package or the standard library
-                self.new_keys.append(key)
-                continue
-            if level:
-                code = f"from {'.' * level}{'.'.join(parts[:-1])} import {parts[-1]}"
+            top = top_paths.get(parts[0])
+            if top is None:
+                self._settle(key, "")
+            elif len(parts) == 1:
+                self._settle(key, top if top.endswith(".py") else "")
+            elif Path(top).name == "__init__.py" or not top.endswith(".py"):
+                folder = str(Path(top).parent) if top.endswith(".py") else top
+                self._settle(key, self._walk([folder], parts[1:]))
             else:
-                code = f"import {module}"
-            lines.append((key, code, len(code) - 1))
-        found: dict[str, str] = {}
-        if jedi is not None and lines:
+                self._settle(key, "")  # a plain module has no submodules
+
+    def _settle(self, key: str, path: str) -> None:
+        self.resolutions[key] = path
+        self.new_keys.append(key)
+
+    def _walk(self, locations: list[str], parts: list[str]) -> str:
+        """The file of the submodule ``parts`` below these package folders ("" when none)."""
+        for i, part in enumerate(parts):
             try:
-                script = jedi.Script(
-                    "\n".join(c for _, c, _ in lines) + "\n",
-                    path=importer,
-                    project=self._project,
-                    environment=self._environment,
-                )
-                for row, (key, _, col) in enumerate(lines, start=1):
-                    for name in script.goto(row, col, follow_imports=True):
-                        if name.type == "module" and name.module_path is not None:
-                            found[key] = self._inside(str(name.module_path)) or ""
-                            break
-            except Exception:  # jedi on odd input: those names stay unknown, the analysis goes on
-                logger.debug("gradguard: jedi could not resolve imports of %s", importer, exc_info=True)
-        for key, _, _ in lines:
-            self.resolutions[key] = found.get(key, "")
-            self.new_keys.append(key)
+                spec = importlib.machinery.PathFinder.find_spec(part, locations)
+            except (ImportError, ValueError, OSError):
+                return ""
+            if spec is None:
+                return ""
+            if i == len(parts) - 1:
+                return self._inside(spec.origin) or "" if spec.origin and spec.has_location else ""
+            locations = list(spec.submodule_search_locations or [])
+            if not locations:
+                return ""
+        return ""
+
+    def _resolve_tops(self, importer: str, tops: list[str]) -> dict[str, str]:
+        """Top-level module names -> the project file (or, for a namespace package, folder) jedi
+        resolves them to from this file; names outside the project are left out."""
+        out: dict[str, str] = {}
+        jedi = self._load_jedi()
+        if jedi is None or not tops:
+            return out
+        try:
+            script = jedi.Script(
+                "".join(f"import {t}\n" for t in tops),
+                path=importer,
+                project=self._project,
+                environment=self._environment,
+            )
+            for row, top in enumerate(tops, start=1):
+                for name in script.goto(row, len("import ") + len(top) - 1, follow_imports=True):
+                    if name.type == "module" and name.module_path is not None:
+                        inside = self._inside(str(name.module_path))
+                        if inside:
+                            out[top] = inside
+                        break
+        except Exception:  # jedi on odd input: those names stay unknown, the analysis goes on
+            logger.debug("gradguard: jedi could not resolve imports of %s", importer, exc_info=True)
+        for top in tops:
+            if top not in out:
+                # A namespace package (a folder without __init__.py): jedi names no file for it.
+                spec = importlib.machinery.PathFinder.find_spec(top, self._search_path(importer))
+                if spec is not None and spec.origin is None and spec.submodule_search_locations:
+                    folders = [p for p in spec.submodule_search_locations if self._within(p)]
+                    if folders:
+                        out[top] = folders[0]
+        return out
 
     def _may_be_ours(self, top: str, importer: str) -> bool:
         """Might the top-level name be a module of the project? Where the import system finds it first
