@@ -81,7 +81,8 @@ def generate_project(root: Path, n_models: int = 14) -> Path:
         )
     )
     (root / "data.py").write_text(
-        "import torch\n\n\ndef batches(n=4):\n    return [(torch.randn(8, 16), torch.randn(8, 16)) for _ in range(n)]\n"
+        "import torch\n\n\ndef batches(n=4):\n"
+        "    return [(torch.randn(8, 16), torch.randn(8, 16)) for _ in range(n)]\n"
     )
     (root / "trainer.py").write_text(
         textwrap.dedent(
