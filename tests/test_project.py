@@ -355,3 +355,18 @@ def test_well_known_model_factories_make_trainable_modules(imports: str, make: s
     in the loop is then GG201); anything else from a library stays unknown."""
     source = FACTORY_LOOP.format(imports=imports, make=make)
     assert [f.code for f in api.check_source(source, "t.py")] == (["GG201"] if found else [])
+
+
+def test_a_notebook_follows_its_project_imports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sources = [
+        ["import torch\n", "from model import Net\n"],
+        ["net = Net()\n", "loss = net(torch.randn(3, 4))\n", "loss.backward()\n"],
+    ]
+    cells = [
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": src}
+        for src in sources
+    ]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    root = project(tmp_path, {"model.py": MODEL, "nb.ipynb": json.dumps(notebook)})
+    code, out = run(capsys, str(root), "--no-cache")
+    assert code == 1 and "nb.ipynb:cell 2:2:1: GG107" in out and "(in model.py, line 12)" in out

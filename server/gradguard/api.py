@@ -164,11 +164,12 @@ class NotebookCheck:
 
 
 def check_notebook(
-    text: str, filename: str = "<notebook>", settings: Settings | None = None
+    text: str, filename: str = "<notebook>", settings: Settings | None = None, loader: Loader | None = None
 ) -> NotebookCheck:
     """Findings of a ``.ipynb`` text. Raises ``notebook.NotebookError`` for JSON that is no notebook."""
     notebook = Notebook.parse(text)
-    findings = check_source(notebook.program, filename, settings) if notebook.program.strip() else []
+    program = notebook.program
+    findings = check_source(program, filename, settings, loader) if program.strip() else []
     # A finding on a rewritten IPython line would point at code the user never wrote.
     kept = []
     for finding in findings:

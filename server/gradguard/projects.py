@@ -103,12 +103,26 @@ def cached_findings(path: str, source: str, settings_key: str) -> list[Finding] 
         if entry["digest"] != digest(source) or entry["settings"] != settings_key:
             return None
         for dep, dep_digest in entry["deps"].items():
-            text = loader.read(dep)
-            if text is None or digest(text) != dep_digest:
+            if _digest_of(loader, dep) != dep_digest:
                 return None
         return [_finding_from_json(f) for f in entry["findings"]]
     except (KeyError, TypeError, ValueError, AttributeError):
         return None  # a damaged entry: analysed again
+
+
+_digests: dict[str, tuple[object, str | None]] = {}  # path -> (stamp, digest of its text)
+
+
+def _digest_of(loader: ProjectLoader, path: str) -> str | None:
+    """The digest of a module's text, read again only when its stamp (size and time) changed."""
+    stamp = loader.stamp(path)
+    known = _digests.get(path)
+    if known is not None and stamp is not None and known[0] == stamp:
+        return known[1]
+    text = loader.read(path)
+    found = digest(text) if text is not None else None
+    _digests[path] = (stamp, found)
+    return found
 
 
 def store_findings(path: str, source: str, settings_key: str, findings: list[Finding]) -> None:

@@ -206,7 +206,8 @@ def _check_notebook(text: str, job: Job, outcome: Outcome) -> None:
             if fixed != text:
                 outcome.fixed = fixed
                 text = fixed
-        checked = api.check_notebook(text, job.path, job.settings)
+        loader = projects.loader_for(job.path, job.cache) if job.follow_imports else None
+        checked = api.check_notebook(text, job.path, job.settings, loader)
     except NotebookError as exc:
         outcome.error = f"{job.display}: {exc}"
         return

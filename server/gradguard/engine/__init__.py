@@ -6,13 +6,16 @@ import ast
 import gc
 import logging
 import sys
+from typing import TYPE_CHECKING
 
 from ..findings import Finding, Span
-from ..observations import Unparsable
-from .blocks import annotate_blocks as _annotate_blocks
-from .interp import Interpreter
-from .modules import Loader
-from .report import BackwardInfo, Reporter
+
+if TYPE_CHECKING:
+    from .modules import Loader
+    from .report import BackwardInfo, Reporter
+
+# The interpreter and the reporter (and the rules they load) are imported on the first analysis:
+# a run answered from the cache, or a process that only reads findings, never pays for them.
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +101,9 @@ def unparsable(source: str, exc: BaseException, cell: bool = False) -> list[Find
         kind, reason = "RecursionError", "too deeply nested for the parser"
     else:  # ValueError: null bytes in older Pythons
         kind, reason = "SyntaxError", str(exc)
+    from ..observations import Unparsable
+    from .report import Reporter
+
     reporter = Reporter(source)
     reporter.publish(Unparsable(syntax_span(source, exc), kind, reason, cell))
     return reporter.results()
@@ -106,11 +112,15 @@ def unparsable(source: str, exc: BaseException, cell: bool = False) -> list[Find
 def analyze_tree(
     tree: ast.Module, source: str, loader: Loader | None = None, filename: str = "<string>"
 ) -> Analysis:
+    from .blocks import annotate_blocks
+    from .interp import Interpreter
+    from .report import Reporter
+
     reporter = Reporter(source)
     limit = sys.getrecursionlimit()
     try:
         sys.setrecursionlimit(max(limit, 4000))
-        _annotate_blocks(tree.body, reporter.blocks, reporter.scopes)
+        annotate_blocks(tree.body, reporter.blocks, reporter.scopes)
         Interpreter(tree, reporter, loader, filename).run()
     except RecursionError:
         return Analysis(reporter.results())
