@@ -370,3 +370,27 @@ def test_a_notebook_follows_its_project_imports(tmp_path: Path, capsys: pytest.C
     root = project(tmp_path, {"model.py": MODEL, "nb.ipynb": json.dumps(notebook)})
     code, out = run(capsys, str(root), "--no-cache")
     assert code == 1 and "nb.ipynb:cell 2:2:1: GG107" in out and "(in model.py, line 12)" in out
+
+
+def test_a_notebook_is_answered_from_the_cache(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GRADGUARD_CACHE_DIR", str(tmp_path / "cache"))
+    cells = [
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": [line]}
+        for line in (
+            "import torch\nfrom model import Net\n",
+            "loss = Net()(torch.randn(3, 4))\nloss.backward()\n",
+        )
+    ]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    root = project(tmp_path / "p", {"model.py": MODEL, "nb.ipynb": json.dumps(notebook)})
+    projects._loaders.clear()
+    projects._caches.clear()
+    _, first = run(capsys, str(root))
+    assert "nb.ipynb:cell 2:1:1: GG107" in first
+    monkeypatch.setattr(api, "check_notebook", lambda *a, **k: pytest.fail("analysed again"))
+    projects._loaders.clear()
+    projects._caches.clear()
+    _, second = run(capsys, str(root))
+    assert second == first

@@ -207,15 +207,24 @@ def _check_notebook(text: str, job: Job, outcome: Outcome) -> None:
                 outcome.fixed = fixed
                 text = fixed
         loader = projects.loader_for(job.path, job.cache) if job.follow_imports else None
-        checked = api.check_notebook(text, job.path, job.settings, loader)
+        use_cache = loader is not None and job.cache and job.mode == "check" and job.text is None
+        settings_key = repr(job.settings) if use_cache else ""
+        findings = projects.cached_findings(job.path, text, settings_key) if use_cache else None
+        if findings is not None:
+            notebook = Notebook.parse(text)
+        else:
+            if loader is not None:
+                loader.begin()
+            checked = api.check_notebook(text, job.path, job.settings, loader)
+            notebook, findings = checked.notebook, checked.findings
+            if use_cache:
+                projects.store_findings(job.path, text, settings_key, findings)
     except NotebookError as exc:
         outcome.error = f"{job.display}: {exc}"
         return
     # Where each finding sits in the JSON as stored (for SARIF and GitHub annotations).
     stored = StoredPositions(text)
-    outcome.diagnostics = _diagnostics(
-        checked.findings, checked.notebook.program, job, checked.notebook, stored
-    )
+    outcome.diagnostics = _diagnostics(findings, notebook.program, job, notebook, stored)
 
 
 def run_job(job: Job) -> Outcome:
@@ -264,10 +273,10 @@ def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[Outcome]:
 
 
 def _answered_by_cache(job: Job) -> bool:
-    if not (job.follow_imports and job.cache and job.mode == "check" and job.text is None) or job.notebook:
+    if not (job.follow_imports and job.cache and job.mode == "check" and job.text is None):
         return False
     try:
-        text, _ = read_text(Path(job.path), False)
+        text, _ = read_text(Path(job.path), job.notebook)
     except (OSError, UnicodeError):
         return False
     if "torch" not in text and "import" not in text:
