@@ -146,40 +146,35 @@ class Evaluator:
         return site
 
     def lookup(self, name: str) -> Val:
-        val = self._lookup(name)
-        if type(val.info) is LazyImport:  # an imported name, read for the first time
+        st = self.st
+        if st is None:
+            return UNKNOWN
+        val = st.env.get(name)
+        if val is None:
+            if self.frames and (own := self.frames[-1].globals) is not None:
+                # A function of another module reads that module's names, never this file's.
+                val = own.get(name)
+                if val is None:
+                    builtin = name in _BUILTIN_NAMES
+                    return Val(Grad.NONE, Ty.QUAL, qual="builtins." + name) if builtin else UNKNOWN
+            else:
+                if self.module_env is not None:
+                    # Inside a function called from module code: the module's names as they are now.
+                    val = self.module_env.get(name)
+                if val is None:
+                    val = self.globals_env.get(name)
+                if val is None:
+                    if name in self.classes:
+                        return Val(Grad.NONE, Ty.FUNC, qual=name, info=self.classes[name])
+                    if name in _BUILTIN_NAMES:
+                        return Val(Grad.NONE, Ty.QUAL, qual="builtins." + name)
+                    return UNKNOWN
+        if val.ty is Ty.QUAL and type(val.info) is LazyImport:  # an imported name, first read
             return self.resolve_import(val.info, Val(Grad.NONE, Ty.QUAL, qual=val.qual))
         return val
 
     def resolve_import(self, lazy: LazyImport, fallback: Val) -> Val:
         return fallback  # provided by Interpreter: the project's own modules
-
-    def _lookup(self, name: str) -> Val:
-        st = self.st
-        if st is None:
-            return UNKNOWN
-        val = st.env.get(name)
-        if val is not None:
-            return val
-        if self.frames and (own := self.frames[-1].globals) is not None:
-            # A function of another module reads that module's names, never this file's.
-            val = own.get(name)
-            if val is not None:
-                return val
-            return Val(Grad.NONE, Ty.QUAL, qual="builtins." + name) if name in _BUILTIN_NAMES else UNKNOWN
-        if self.module_env is not None:
-            # Inside a function called from module code: the module's names as they are now.
-            val = self.module_env.get(name)
-            if val is not None:
-                return val
-        val = self.globals_env.get(name)
-        if val is not None:
-            return val
-        if name in self.classes:
-            return Val(Grad.NONE, Ty.FUNC, qual=name, info=self.classes[name])
-        if name in _BUILTIN_NAMES:
-            return Val(Grad.NONE, Ty.QUAL, qual="builtins." + name)
-        return UNKNOWN
 
     def path_of(self, node: ast.expr) -> str | None:
         """The state key of a name or attribute chain: ``a.b.c``, or ``@7.c`` for an attribute of

@@ -54,6 +54,7 @@ _TRAINING_LOOP = re.compile(r"\.backward\(")
 # A clear written after a backward and before a step (the order GG201's misplaced case needs).
 _CLEAR_AFTER_BACKWARD = re.compile(r"\.backward\([\s\S]*zero_grad\([\s\S]*\.step\(")
 _BACKPROP = re.compile(r"backward|autograd")
+_CALLED = re.compile(r"(\w+)\(")  # the names a text calls
 # A loop that assembles layers: `layers.append(nn.Linear(...))`, `layers += [...]`, `add_module(`.
 _TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 # Imports never followed into the project: what the engine models itself.
@@ -84,6 +85,7 @@ class Interpreter(Evaluator):
         self._grad_clears: dict[int, frozenset[int]] = {}  # by statement
         self._self_refs: dict[int, bool] = {}
         self.namespaces: dict[str, dict[str, Val]] = {}  # project module path -> its names
+        self._indexes: dict[int, bool] = {}  # by loop: does its body file elements under its target?
 
     # -- entry point ---------------------------------------------------------------
 
@@ -785,9 +787,9 @@ class Interpreter(Evaluator):
             # Over a known sequence (a dict's items, a tuple of losses): iteration k binds element k,
             # so distinct losses are backpropagated one after the other as the program does, and
             # `sums[idx] += v` adds each to its own slot.
-            self.each_element(node, exact, elem, every=_indexes_by_target(node))
+            self.each_element(node, exact, elem, every=self.indexes_by_target(node))
             return
-        if exact is not None and 1 <= len(exact) <= MAX_EXACT_ELEMENTS and _indexes_by_target(node):
+        if exact is not None and 1 <= len(exact) <= MAX_EXACT_ELEMENTS and self.indexes_by_target(node):
             # A loop that files each element under a key it binds (`features[layers[name]] = x`):
             # followed element by element, so the dict keeps its exact keys.
             self.each_element(node, exact, elem, every=True)
@@ -827,6 +829,13 @@ class Interpreter(Evaluator):
             self.assign(node.target, val, node)
 
         self.loop(node, head, max_iterations=trips or 2)
+
+    def indexes_by_target(self, loop: ast.For | ast.AsyncFor) -> bool:
+        """``_indexes_by_target``, once per loop (loops are met again in every call of their function)."""
+        found = self._indexes.get(id(loop))
+        if found is None:
+            found = self._indexes[id(loop)] = _indexes_by_target(loop)
+        return found
 
     def closure_env(self, func: ast.AST) -> dict[str, Val]:
         """The enclosing names a closure keeps: those bound once, before it, outside loops."""
@@ -1029,8 +1038,14 @@ class Interpreter(Evaluator):
             funcs.extend(f for f, _ in _function_defs(mod.tree.body, None, {}))
         texts = [(f.name, self.rep.segment(f)) for f in funcs]
         found = {name for name, text in texts if _BACKPROP.search(text)}
+        if not self.rep.modules:
+            # One file: the functions that backpropagate themselves, as always. Through other
+            # modules the backward is usually a few calls down (`agent.train()` -> `_update()`), so
+            # callers of callers count there; in one file that would unroll many more loops.
+            return found
+        calls = [(name, set(_CALLED.findall(text))) for name, text in texts if name not in found]
         for _ in range(4):
-            more = {name for name, text in texts if name not in found and any(n + "(" in text for n in found)}
+            more = {name for name, called in calls if name not in found and called & found}
             if not more:
                 break
             found |= more

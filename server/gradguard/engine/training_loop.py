@@ -78,7 +78,14 @@ _CLEARS = re.compile(r"zero_grad|\.grad\s*=[^=]|\.grad\.(?:data\.)?(?:zero_|fill
 _CLEARS_BY_HAND = re.compile(r"\.grad\s*=[^=]|\.grad\.(?:data\.)?(?:zero_|fill_)\(")
 
 
-def _clears_grads(rep: Reporter, loop: ast.AST, step: ast.Call, env: dict[str, Val], ev: Evaluator) -> bool:
+def _clears_grads(
+    rep: Reporter,
+    loop: ast.AST,
+    statement_calls: list[ast.Call],
+    step: ast.Call,
+    env: dict[str, Val],
+    ev: Evaluator,
+) -> bool:
     """May the loop clear the gradients this step applies? `p.grad = None` and `p.grad.zero_()`
     may clear any (a text test); a `zero_grad()` clears its optimizer's or module's parameters,
     and one on something unresolved may clear anything."""
@@ -91,11 +98,11 @@ def _clears_grads(rep: Reporter, loop: ast.AST, step: ast.Call, env: dict[str, V
         return True  # which parameters it steps is not known
     stepped = opt.info.objs
     cleared: set[object] = set()  # `decoder.zero_grad(); encoder.zero_grad()` clear together
-    for call in ast.walk(loop):
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
-            continue
-        if call.func.attr != "zero_grad":
-            continue
+    calls = [c for c in statement_calls if isinstance(c.func, ast.Attribute) and c.func.attr == "zero_grad"]
+    if not calls:
+        return True  # mentioned, but not as a statement of its own: not looked into, may clear
+    for call in calls:
+        assert isinstance(call.func, ast.Attribute)
         recv = _resolve(call.func.value, env, ev)
         if recv is not None and recv.ty is Ty.OPTIMIZER and isinstance(recv.info, OptimizerInfo):
             if recv.info is opt.info or not recv.info.objs:
@@ -125,7 +132,7 @@ def check_zero_grad(
     _misplaced(rep, loop, env, ev)
     # A step whose optimizer's gradients nothing in the loop clears (another optimizer's zero_grad
     # leaves them: `optimizer_g.zero_grad()` does not clear the discriminator's).
-    steps = [c for c in steps if not _clears_grads(rep, loop, c, env, ev)]
+    steps = [c for c in steps if not _clears_grads(rep, loop, calls, c, env, ev)]
     if not steps:
         return
     if _may_clear_grads(loop, env, ev):
