@@ -20,6 +20,7 @@ class ClassInfo:
     torch_base: str | None = None
     # Its base classes defined in the project, in order: what `super()` calls reach.
     bases: tuple[ClassInfo, ...] = ()
+    consts: dict[str, ast.Constant] = field(default_factory=dict)  # `export = False` in its body
 
     def inherit(self) -> None:
         """Take what the bases define and it does not (methods, properties, record fields)."""
@@ -27,6 +28,9 @@ class ClassInfo:
             for name, method in base.methods.items():
                 self.methods.setdefault(name, method)
             self.properties |= base.properties - set(self.methods.keys() - base.methods.keys())
+        for base in self.bases:
+            for name, value in base.consts.items():
+                self.consts.setdefault(name, value)
         inherited = [f for base in self.bases for f in base.fields]
         if inherited:
             own = {name for name, _ in self.fields}

@@ -414,6 +414,10 @@ class Evaluator:
             if left.ty is Ty.PARAMS and right.ty is Ty.PARAMS and isinstance(op, ast.Add):
                 return Val(Grad.NONE, Ty.PARAMS, info=tuple(left.info or ()) + tuple(right.info or ()))
             if left.ty is Ty.NUMBER and right.ty is Ty.NUMBER:
+                if isinstance(op, (ast.BitOr, ast.BitAnd)) and None not in (left.truth, right.truth):
+                    either = bool(left.truth) | bool(right.truth)
+                    both = either if isinstance(op, ast.BitOr) else bool(left.truth) & bool(right.truth)
+                    return TRUE if both else FALSE  # `self.training |= self.export`
                 if left.lit is not None and right.lit is not None:
                     # Arithmetic on known numbers (`hidden * 2`, a step counter in the iterations
                     # the loop is followed over).
@@ -634,6 +638,8 @@ class Evaluator:
                 return Val(Grad.UNKNOWN, Ty.TENSOR, info=inst)
             if inst.user_class is not None and attr in inst.user_class.methods:
                 return Val(Grad.NONE, Ty.FUNC, qual=attr, info=inst.user_class.methods[attr], module=inst)
+            if inst.user_class is not None and attr in inst.user_class.consts:
+                return constant(inst.user_class.consts[attr])  # a class attribute: `self.export`
             return UNKNOWN
         if base.ty is Ty.TUPLE and attr in ("values", "indices") and base.elts and len(base.elts) == 2:
             return base.elts[0 if attr == "values" else 1]  # torch.return_types: (values, indices)
@@ -1996,6 +2002,9 @@ class Evaluator:
                 flag = node.args[0] if node.args else None
                 value = True if flag is None else flag.value if isinstance(flag, ast.Constant) else None
                 self.set_requires_grad(inst, value if isinstance(value, bool) else None)
+            elif name in ("train", "eval"):
+                mode = (args[0] if args else kwargs.get("mode", TRUE)) if name == "train" else FALSE
+                self.set_training(inst, mode)
             return recv
         if name == "zero_grad":
             params = inst.all_params_objs()
@@ -2358,6 +2367,22 @@ class Evaluator:
                 receiver = Ty.MODULE if fval.module.kind == "user" else Ty.OTHER
                 args = [Val(Grad.NONE, receiver, module=fval.module), *args]
         return self.inline(info, args, kwargs, node, self_inst=None)
+
+    def set_training(self, inst: ModuleInst, mode: Val) -> None:
+        """`model.train(mode)` / `model.eval()`: the module and every module under it, in this state."""
+        st = self.st
+        if st is None:
+            return
+        flag = TRUE if mode.truth is True else FALSE if mode.truth is False else NUMBER
+        todo, seen = [inst], set()
+        while todo:
+            m = todo.pop()
+            if id(m) in seen:
+                continue
+            seen.add(id(m))
+            st.env[f"{m.key}.training"] = flag
+            todo.extend(m.children.values())
+            todo.extend(m.seq_children)
 
     def module_globals(self, func: ast.AST) -> dict[str, Val] | None:
         return None  # provided by Interpreter: a function of another module reads its module's names

@@ -38,6 +38,7 @@ from .values import (
     NONE_VAL,
     NUMBER,
     OTHER,
+    TRUE,
     UNKNOWN,
     Grad,
     GradMode,
@@ -290,6 +291,14 @@ class Interpreter(Evaluator):
                 info = ClassInfo(
                     node, is_mod or layer is not None, fields=record_fields(node), torch_base=layer
                 )
+                for item in node.body:  # `export = False` in the class body
+                    if (
+                        isinstance(item, ast.Assign)
+                        and len(item.targets) == 1
+                        and isinstance(item.targets[0], ast.Name)
+                        and isinstance(item.value, ast.Constant)
+                    ):
+                        info.consts[item.targets[0].id] = item.value
                 info.bases = tuple(user_bases)
                 for item in node.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -359,6 +368,8 @@ class Interpreter(Evaluator):
             cls.node.name, has_params=False, user_class=cls, kind="user" if cls.is_module else "object"
         )
         val = Val(Grad.NONE, Ty.MODULE if cls.is_module else Ty.OTHER, module=inst)
+        if cls.is_module and self.st is not None:
+            self.st.env[f"{inst.key}.training"] = TRUE  # nn.Module.__init__: in training mode
         init = cls.methods.get("__init__")
         if init is not None and self.can_inline(init):
             self.inline(init, [val, *(args or ())], kwargs or {}, call, self_inst=inst)
