@@ -640,6 +640,8 @@ class Evaluator:
                 return Val(Grad.NONE, Ty.FUNC, qual=attr, info=inst.user_class.methods[attr], module=inst)
             if inst.user_class is not None and attr in inst.user_class.consts:
                 return constant(inst.user_class.consts[attr])  # a class attribute: `self.export`
+            if attr == "training" and base.ty is Ty.MODULE and inst.origin is not None:
+                return TRUE  # made by the program, and no .eval()/.train() since: training mode
             return UNKNOWN
         if base.ty is Ty.TUPLE and attr in ("values", "indices") and base.elts and len(base.elts) == 2:
             return base.elts[0 if attr == "values" else 1]  # torch.return_types: (values, indices)

@@ -38,7 +38,6 @@ from .values import (
     NONE_VAL,
     NUMBER,
     OTHER,
-    TRUE,
     UNKNOWN,
     Grad,
     GradMode,
@@ -368,8 +367,7 @@ class Interpreter(Evaluator):
             cls.node.name, has_params=False, user_class=cls, kind="user" if cls.is_module else "object"
         )
         val = Val(Grad.NONE, Ty.MODULE if cls.is_module else Ty.OTHER, module=inst)
-        if cls.is_module and self.st is not None:
-            self.st.env[f"{inst.key}.training"] = TRUE  # nn.Module.__init__: in training mode
+        inst.origin = call  # made by the program (None: an instance assumed for a method alone)
         init = cls.methods.get("__init__")
         if init is not None and self.can_inline(init):
             self.inline(init, [val, *(args or ())], kwargs or {}, call, self_inst=inst)
