@@ -11,15 +11,14 @@ with what other processes wrote meanwhile.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from .files import write_atomic
 from .findings import Finding, FixRef, Related, Span
 from .project import ProjectLoader, project_root
 
@@ -155,15 +154,7 @@ def save_caches() -> None:
             on_disk["files"].update(doc["files"])
             target = _cache_file(root)
             target.parent.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(prefix=".gradguard-", suffix=".tmp", dir=target.parent)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    json.dump(on_disk, handle)
-                os.replace(temp, target)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp)
-                raise
+            write_atomic(target, json.dumps(on_disk))
         except OSError:
             pass  # a read-only or full disk: the next run analyses again
         _dirty.discard(root)

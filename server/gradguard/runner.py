@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import tokenize
@@ -12,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from . import api, projects, registry
+from .files import write_atomic  # noqa: F401 (the CLI writes fixed files with it)
 from .findings import Finding, Span
 from .notebook import Notebook, NotebookError, StoredPositions, renumber_lines
 from .output import Diagnostic, EditRecord, FixRecord, Location, RelatedRecord
@@ -312,22 +312,3 @@ def _run_job_in_worker(job: Job) -> Outcome:
     # A worker has no end hook: what it learnt goes back with the outcome; the parent writes it.
     outcome.cache_updates = projects.drain()
     return outcome
-
-
-def write_atomic(path: Path, text: str, encoding: str) -> None:
-    """Replace ``path`` with ``text``: temp file in the same directory, fsync, rename."""
-    import tempfile  # only --fix writes files
-
-    mode = path.stat().st_mode & 0o7777
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".gradguard-tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding=encoding, newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
