@@ -20,12 +20,10 @@ from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
-from .engine.modules import ForeignModule, ModuleTable
+from .engine.modules import NEVER_FOLLOWED, ForeignModule, ModuleTable
 
 logger = logging.getLogger(__name__)
 
-# Top-level packages never followed: what the analysis models itself, or what is never user code.
-_OUTSIDE = frozenset({"torch", "numpy", "np", "__future__", "typing", "dataclasses", "collections"})
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git", ".hg")
 _ENV_PARTS = frozenset({"site-packages", "dist-packages", "node_modules", "__pypackages__"})
 
@@ -52,17 +50,18 @@ _IMPORT_NAMES = re.compile(
     r"|import[ \t]+(?P<plain>[\w., \t]+))",
     re.M,
 )
-_IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import|import[ \t]+([\w.]+))", re.M)
 
 
 def imports_own_code(source: str) -> bool:
     """Might the text import a module of its project? (a relative import, or an absolute one that is
     neither the standard library nor torch/numpy): a cheap test, before any resolution."""
-    for m in _IMPORT_LINE.finditer(source):
-        dots, name = m.group(1), m.group(2) or m.group(3) or ""
-        top = name.split(".")[0]
-        if dots or (top and top not in _OUTSIDE and top not in sys.stdlib_module_names):
+    for m in _IMPORT_NAMES.finditer(source):
+        if m.group("dots"):
             return True
+        for name in (m.group("frm") or m.group("plain") or "").split(","):
+            top = name.split(" as ")[0].strip().split(".")[0]
+            if top and top not in NEVER_FOLLOWED and top not in sys.stdlib_module_names:
+                return True
     return False
 
 
@@ -186,7 +185,7 @@ class ProjectLoader:
         if not module and not level:
             return None
         top = module.split(".")[0]
-        if not level and top in _OUTSIDE:
+        if not level and top in NEVER_FOLLOWED:
             return None
         folder = os.path.dirname(os.path.abspath(importer))
         if not level and top in sys.stdlib_module_names and not _shadowed(top, folder, self.root):
@@ -350,15 +349,7 @@ class ProjectLoader:
     def _inside(self, path: str) -> str | None:
         """The path when it is a Python file of the project (not an installed package in it)."""
         resolved = Path(path).resolve()
-        if resolved.suffix != ".py":
-            return None
-        try:
-            rel = resolved.relative_to(self.root)
-        except ValueError:
-            return None
-        if any(part in _ENV_PARTS or part.startswith(".") for part in rel.parts[:-1]):
-            return None
-        return str(resolved)
+        return str(resolved) if resolved.suffix == ".py" and self._within(str(resolved.parent)) else None
 
     def _load_jedi(self) -> Any:
         if self._jedi is None and not self._failed:

@@ -11,13 +11,13 @@ with what other processes wrote meanwhile.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from .engine.modules import digest
 from .files import write_atomic
 from .findings import Finding, FixRef, Related, Span
 from .project import ProjectLoader, project_root
@@ -44,7 +44,7 @@ def cache_dir() -> Path:
 
 
 def _cache_file(root: str) -> Path:
-    return cache_dir() / f"{hashlib.sha1(root.encode('utf-8', 'surrogatepass')).hexdigest()[:20]}.json"
+    return cache_dir() / f"{digest(root)[:20]}.json"
 
 
 def _version() -> str:
@@ -85,10 +85,6 @@ def loader_for(path: str, cache: bool = True) -> ProjectLoader:
             resolutions = doc["resolutions"]
         loader = _loaders[root] = ProjectLoader(root, resolutions=resolutions)
     return loader
-
-
-def digest(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def cached_findings(path: str, source: str, settings_key: str) -> list[Finding] | None:

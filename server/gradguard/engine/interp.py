@@ -29,7 +29,7 @@ from .evaluate import (
     constant,
     known_truth,
 )
-from .modules import LINE_BLOCK, MAX_MODULES, ForeignModule, LazyImport, Loader, Namespace
+from .modules import LINE_BLOCK, MAX_MODULES, NEVER_FOLLOWED, ForeignModule, LazyImport, Loader, Namespace
 from .report import Reporter, name_loads
 from .state import LoopFrame, State, join_states
 from .training_loop import check_misplaced
@@ -57,8 +57,6 @@ _BACKPROP = re.compile(r"backward|autograd")
 _CALLED = re.compile(r"(\w+)\(")  # the names a text calls
 # A loop that assembles layers: `layers.append(nn.Linear(...))`, `layers += [...]`, `add_module(`.
 _TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
-# Imports never followed into the project: what the engine models itself.
-_NEVER_FOLLOWED = frozenset({"torch", "numpy", "__future__", "typing", "math", "os", "sys", "collections"})
 _BUILDS_LAYERS = re.compile(r"\bnn\.[A-Z]\w*\(|add_module\(|\.append\([A-Z]\w*\(")
 
 
@@ -538,7 +536,7 @@ class Interpreter(Evaluator):
             else:
                 top = alias.name.split(".")[0]
                 val = Val(Grad.NONE, Ty.QUAL, qual=top)
-            if self.loader is not None and alias.name.split(".")[0] not in _NEVER_FOLLOWED:
+            if self.loader is not None and alias.name.split(".")[0] not in NEVER_FOLLOWED:
                 lazy = LazyImport(self.importer_of(node), alias.name, 0, None, top=alias.asname is None)
                 val = replace(val, info=lazy)
             self.st.env[alias.asname or alias.name.split(".")[0]] = val
@@ -547,7 +545,7 @@ class Interpreter(Evaluator):
         if self.st is None:
             return
         mod = node.module or ""
-        follow = self.loader is not None and (node.level or mod.split(".")[0] not in _NEVER_FOLLOWED)
+        follow = self.loader is not None and (node.level or mod.split(".")[0] not in NEVER_FOLLOWED)
         for alias in node.names:
             if alias.name == "*":
                 continue

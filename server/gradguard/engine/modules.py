@@ -25,6 +25,13 @@ LINE_BLOCK = 1_000_000
 MAX_MODULES = 40  # run per analysed file: a module that imports half the project is still bounded
 MAX_MODULE_LINES = 20_000  # a generated or vendored file is not followed
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# Top-level modules never followed into the project: what the engine models itself.
+NEVER_FOLLOWED = frozenset({"torch", "numpy", "__future__"})
+
+
+def digest(text: str) -> str:
+    """The digest that tells one text of a module from another (and keys the on-disk cache)."""
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass(slots=True, eq=False)
@@ -43,9 +50,6 @@ class ForeignModule:
     # Its names after it ran, when they hold no object of one analysis (only classes, functions,
     # constants, imports): reused by later analyses while the modules it read are unchanged.
     env_cache: tuple[dict[str, Any], tuple[tuple[str, ForeignModule], ...]] | None = None
-
-    def line(self, virtual: int) -> int:
-        return virtual - self.block * LINE_BLOCK
 
     def annotations(self) -> tuple[dict[int, list[ast.stmt]], dict[int, int]]:
         """Its statements' enclosing lists and functions (see blocks.annotate_blocks), made once."""
@@ -76,9 +80,9 @@ class ModuleTable:
         self._blocks: dict[str, int] = {}
 
     def module(self, path: str, source: str, display: str) -> ForeignModule | None:
-        digest = hashlib.sha1(source.encode("utf-8", "surrogatepass")).hexdigest()
+        text_digest = digest(source)
         known = self._by_path.get(path)
-        if known is not None and known.digest == digest:
+        if known is not None and known.digest == text_digest:
             return known
         if source.count("\n") > MAX_MODULE_LINES:
             return None
@@ -88,20 +92,9 @@ class ModuleTable:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None  # a module that does not parse is unknown to its importers
         ast.increment_lineno(tree, block * LINE_BLOCK)
-        found = ForeignModule(path, display, source, tree, block, digest, _LINE_BREAK.split(source))
+        found = ForeignModule(path, display, source, tree, block, text_digest, _LINE_BREAK.split(source))
         self._by_path[path] = found
         return found
-
-    def by_block(self, block: int) -> ForeignModule | None:
-        for mod in self._by_path.values():
-            if mod.block == block:
-                return mod
-        return None
-
-
-def is_foreign(line: int) -> bool:
-    return line >= LINE_BLOCK
-
 
 @dataclass(slots=True)
 class Namespace:
