@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 __version__ = "0.1.0"
 
+TYPE_CHECKING = False  # not typing's: `gradguard check` answered from its cache must start fast
 if TYPE_CHECKING:
+    from typing import Any
+
     from .api import check_source
     from .findings import Finding
 

@@ -7,6 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from .settings import Settings
+from .store import digest_bytes
+
+# The configuration candidates a file's settings came from: (path, digest of its bytes or None).
+Sources = list[tuple[str, str | None]]
 
 
 def _toml() -> Any:
@@ -22,12 +26,18 @@ class ConfigError(Exception):
     """A configuration file that cannot be read or parsed; the CLI exits 2 on it."""
 
 
-def _read_table(path: Path) -> dict[str, Any] | None:
-    """The ``[tool.gradguard]`` table of ``path``, or None when it has none."""
+def _read_bytes(path: Path) -> bytes:
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+
+
+def _read_table(path: Path, raw: bytes | None = None) -> dict[str, Any] | None:
+    """The ``[tool.gradguard]`` table of ``path`` (its bytes ``raw`` when already read), or None
+    when it has none."""
+    if raw is None:
+        raw = _read_bytes(path)
     # Cheap check first: most pyproject files on the way up are not ours, and a broken
     # unrelated one should not stop the scan.
     if b"gradguard" not in raw:
@@ -48,14 +58,22 @@ def _read_table(path: Path) -> dict[str, Any] | None:
     return table
 
 
-def find_config(start: str | Path) -> Path | None:
-    """The nearest ``pyproject.toml`` with a ``[tool.gradguard]`` table, from ``start`` upwards."""
+def find_config(start: str | Path, visited: Sources | None = None) -> Path | None:
+    """The nearest ``pyproject.toml`` with a ``[tool.gradguard]`` table, from ``start`` upwards.
+    ``visited`` receives each candidate looked at, with the digest of its bytes (None: no file)."""
     here = Path(start).resolve()
     if not here.is_dir():
         here = here.parent
     for directory in (here, *here.parents):
         candidate = directory / "pyproject.toml"
-        if candidate.is_file() and _read_table(candidate) is not None:
+        if not candidate.is_file():
+            if visited is not None:
+                visited.append((str(candidate), None))
+            continue
+        raw = _read_bytes(candidate)
+        if visited is not None:
+            visited.append((str(candidate), digest_bytes(raw)))
+        if _read_table(candidate, raw) is not None:
             return candidate
     return None
 
@@ -83,6 +101,7 @@ class Resolver:
         self.messages: list[str] = []
         self._by_dir: dict[Path, Settings] = {}
         self._by_file: dict[Path, Settings] = {}
+        self._sources: dict[Path, Sources] = {}
 
     def for_path(self, path: str | Path) -> Settings:
         if self.fixed is not None:
@@ -92,7 +111,9 @@ class Resolver:
         cached = self._by_dir.get(directory)
         if cached is not None:
             return cached
-        config = find_config(directory)
+        visited: Sources = []
+        config = find_config(directory, visited)
+        self._sources[directory] = visited
         if config is None:
             settings = Settings()
         elif config in self._by_file:
@@ -103,3 +124,11 @@ class Resolver:
             self.messages.extend(messages)
         self._by_dir[directory] = settings
         return settings
+
+    def sources(self, path: str | Path) -> tuple[str, Sources] | None:
+        """The resolved folder of ``path`` and the candidates its settings were read from, once
+        ``for_path`` answered it from discovery (None for fixed settings or an unseen path)."""
+        resolved = Path(path).resolve()
+        directory = resolved if resolved.is_dir() else resolved.parent
+        visited = self._sources.get(directory)
+        return None if visited is None or self.fixed is not None else (str(directory), visited)

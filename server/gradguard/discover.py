@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .config import Resolver
+from .store import display_path as _display
 
 SKIP_DIRS = frozenset(
     {".git", ".venv", "venv", "node_modules", "__pycache__", "build", "dist", "site-packages"}
@@ -15,12 +16,7 @@ SUFFIXES = (".py", ".ipynb")
 
 
 def display_path(path: Path) -> str:
-    """The path relative to the working directory when it is inside it, as ruff prints paths."""
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:
-        return str(path)
-    return str(path) if relative.startswith("..") else relative
+    return _display(str(path))
 
 
 def _skipped_dir(name: str) -> bool:

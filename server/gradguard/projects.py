@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
-from .engine.modules import digest
 from .files import write_atomic
 from .findings import Finding, FixRef, Related, Span
 from .project import ProjectLoader, project_root
+from .store import cache_dir as _cache_folder
+from .store import digest
 
 CACHE_VERSION = 1
 _loaders: dict[str, ProjectLoader] = {}
@@ -32,15 +32,7 @@ _fresh: dict[str, dict[str, Any]] = {}  # root -> file entries made since the la
 
 def cache_dir() -> Path:
     """Where caches live: $GRADGUARD_CACHE_DIR, else the platform's user cache folder."""
-    explicit = os.environ.get("GRADGUARD_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
-        return Path(base) / "gradguard" / "Cache"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "gradguard"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gradguard"
+    return Path(_cache_folder())
 
 
 def _cache_file(root: str) -> Path:
@@ -103,6 +95,17 @@ def cached_findings(path: str, source: str, settings_key: str) -> list[Finding] 
         return [_finding_from_json(f) for f in entry["findings"]]
     except (KeyError, TypeError, ValueError, AttributeError):
         return None  # a damaged entry: analysed again
+
+
+def deps_of(path: str, source: str) -> dict[str, str] | None:
+    """The project modules (path -> digest of the text read) that the cached findings of ``path``
+    for the text ``source`` depend on; None when no such findings are cached."""
+    doc = _caches.get(loader_for(path).root)
+    entry = doc["files"].get(os.path.abspath(path)) if doc is not None else None
+    if not isinstance(entry, dict) or entry.get("digest") != digest(source):
+        return None
+    deps = entry.get("deps")
+    return dict(deps) if isinstance(deps, dict) else None
 
 
 _digests: dict[str, tuple[object, str | None]] = {}  # path -> (stamp, digest of its text)

@@ -173,8 +173,7 @@ def _check_python(text: str, job: Job, outcome: Outcome) -> None:
     # The text goes to the engine and the fixes as read: both count lines as Python does (\n, \r\n
     # or \r), and fixes keep each line's ending, so a file with mixed endings keeps them all.
     source = text
-    # Fast path: a file that never mentions torch (nor imports what might) builds no graph we see.
-    if "torch" not in source and ("import" not in source or not job.follow_imports):
+    if never_analysed(source, job):
         return
     if job.mode in ("fix", "diff"):
         fixed, outcome.applied = api.fix_source(source, job.path, job.settings, job.unsafe_fixes)
@@ -193,8 +192,16 @@ def _check_python(text: str, job: Job, outcome: Outcome) -> None:
     outcome.diagnostics = _diagnostics(findings, source, job)
 
 
+def never_analysed(text: str, job: Job) -> bool:
+    """A file the engine is not run on: it never mentions torch (nor, for a script whose imports
+    are followed, imports what might), so it builds no graph we see."""
+    if job.notebook:
+        return "torch" not in text
+    return "torch" not in text and ("import" not in text or not job.follow_imports)
+
+
 def _check_notebook(text: str, job: Job, outcome: Outcome) -> None:
-    if "torch" not in text:
+    if never_analysed(text, job):
         try:
             Notebook.parse(text)  # still report broken JSON
         except NotebookError as exc:
@@ -279,8 +286,8 @@ def _answered_by_cache(job: Job) -> bool:
         text, _ = read_text(Path(job.path), job.notebook)
     except (OSError, UnicodeError):
         return False
-    if "torch" not in text and "import" not in text:
-        return True  # never analysed: nothing for a worker to do
+    if never_analysed(text, job):
+        return True  # nothing for a worker to do
     return projects.cached_findings(job.path, text, repr(job.settings)) is not None
 
 

@@ -13,11 +13,11 @@ Which file an import names is not decided here: a ``Loader`` (jedi, outside the 
 from __future__ import annotations
 
 import ast
-import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..store import digest
 from .blocks import annotate_blocks
 
 # Lines of the analysed file are below this; module n of a project has lines n * LINE_BLOCK + line.
@@ -27,11 +27,6 @@ MAX_MODULE_LINES = 20_000  # a generated or vendored file is not followed
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # Top-level modules never followed into the project: what the engine models itself.
 NEVER_FOLLOWED = frozenset({"torch", "numpy", "__future__"})
-
-
-def digest(text: str) -> str:
-    """The digest that tells one text of a module from another (and keys the on-disk cache)."""
-    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass(slots=True, eq=False)

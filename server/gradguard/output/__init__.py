@@ -13,7 +13,7 @@ from .jsonfmt import render_json
 from .records import Diagnostic, EditRecord, FixRecord, Location, RelatedRecord
 from .sarif import render_sarif
 from .statistics import statistics
-from .text import render_text, summary
+from .text import render_text, severities, tail
 
 FORMATS: dict[str, Callable[[Sequence[Diagnostic]], str]] = {
     "text": render_text,
@@ -33,6 +33,7 @@ __all__ = [
     "render_json",
     "render_sarif",
     "render_text",
+    "severities",
     "statistics",
-    "summary",
+    "tail",
 ]

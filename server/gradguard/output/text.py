@@ -2,78 +2,33 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 from .records import Diagnostic
 
 
-def position(diagnostic: Diagnostic) -> str:
+def place(diagnostic: Diagnostic) -> str:
+    """``cell 2:5:1`` or ``5:1``: where the finding is in its file."""
     cell = f"cell {diagnostic.cell}:" if diagnostic.cell is not None else ""
-    return f"{diagnostic.display}:{cell}{diagnostic.location.row}:{diagnostic.location.column}"
+    return f"{cell}{diagnostic.location.row}:{diagnostic.location.column}"
+
+
+def position(diagnostic: Diagnostic) -> str:
+    return f"{diagnostic.display}:{place(diagnostic)}"
+
+
+def tail(diagnostic: Diagnostic) -> str:
+    """The report line after ``path:``; the quick lane keeps it to write the line again."""
+    return f"{place(diagnostic)}: {diagnostic.code} {diagnostic.message}\n"
 
 
 def render_text(diagnostics: Sequence[Diagnostic]) -> str:
-    return "".join(f"{position(d)}: {d.code} {d.message}\n" for d in diagnostics)
+    return "".join(f"{d.display}:{tail(d)}" for d in diagnostics)
 
 
-# Severity -> (singular, plural), in the order the summary lists them.
-_KINDS = {
-    "error": ("error", "errors"),
-    "warning": ("warning", "warnings"),
-    "information": ("info", "info"),
-    "hint": ("hint", "hints"),
-}
-
-
-def _count(number: int, singular: str, plural: str) -> str:
-    return f"{number} {singular if number == 1 else plural}"
-
-
-def breakdown(diagnostics: Sequence[Diagnostic]) -> str:
-    """``2 errors, 4 warnings, 1 info``: the findings counted by severity, most severe first."""
-    counts = Counter(d.severity for d in diagnostics)
-    parts = [_count(counts.pop(sev), *words) for sev, words in _KINDS.items() if counts.get(sev)]
-    parts += [_count(n, "other", "others") for n in counts.values()]
-    return ", ".join(parts)
-
-
-def summary(
-    diagnostics: Sequence[Diagnostic],
-    fixable: int = 0,
-    fixed: int = 0,
-    unreadable: int = 0,
-    missing: int = 0,
-    hidden: int = 0,
-    unsafe: bool = False,
-) -> str:
-    """The closing lines: what was found by severity, what can be or was fixed, and what could not
-    be checked. "All checks passed!" only when every path given was checked and nothing was found.
-    ``hidden``: findings whose fix only ``--unsafe-fixes`` applies (``unsafe``: it was given)."""
-    remaining = len(diagnostics)
-    lines = []
-    option = "`--fix --unsafe-fixes`" if unsafe else "`--fix`"
-    more = f"{hidden} more with `--unsafe-fixes`" if hidden else ""
-    if fixed:
-        left = f": {breakdown(diagnostics)}" if remaining else ""
-        total = _count(remaining + fixed, "finding", "findings")
-        lines.append(f"Found {total} ({fixed} fixed, {remaining} remaining{left}).")
-        if more:
-            them = "it" if hidden == 1 else "them"
-            unsafe_fixes = _count(hidden, "more fix is", "more fixes are")
-            lines.append(f"{unsafe_fixes} unsafe: `--unsafe-fixes` applies {them}.")
-    elif remaining:
-        counts = [f"{fixable} fixable with {option}"] if fixable else []
-        if hidden:
-            counts.append(more if fixable else f"{hidden} fixable with `--fix --unsafe-fixes`")
-        tail = f" ({'; '.join(counts)})" if counts else ""
-        lines.append(f"Found {breakdown(diagnostics)}{tail}.")
-    if unreadable:
-        lines.append(f"{_count(unreadable, 'file', 'files')} could not be checked.")
-    if missing:
-        lines.append(f"{_count(missing, 'path does', 'paths do')} not exist.")
-    if not lines:
-        return "All checks passed!\n"
-    if not remaining and not fixed:
-        lines.insert(0, "No findings in the files checked, but not everything was checked:")
-    return "\n".join(lines) + "\n"
+def severities(diagnostics: Sequence[Diagnostic]) -> dict[str, int]:
+    """How many findings there are of each severity (what the summary counts)."""
+    counts: dict[str, int] = {}
+    for d in diagnostics:
+        counts[d.severity] = counts.get(d.severity, 0) + 1
+    return counts
