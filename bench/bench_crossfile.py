@@ -143,7 +143,11 @@ def _cli(folder: Path, cache: Path, *flags: str) -> float:
         "GRADGUARD_CACHE_DIR": str(cache / "gradguard"),
         "XDG_CACHE_HOME": str(cache),
         "PYTHONPATH": str(REPO / "server"),
+        # Bytecode compiled once and kept (outside the repository), as an installed package has it;
+        # the first round, which compiles it, is dropped.
+        "PYTHONPYCACHEPREFIX": str(cache.parent / "pycache"),
     }
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     start = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "gradguard", "check", str(folder), "--isolated", "--exit-zero", "-q", *flags],

@@ -147,3 +147,133 @@ def test_carried_attribute_is_the_one_the_next_iteration_reads_first() -> None:
     found = analyze(path.read_text(), str(path))
     assert [(f.code, f.span.line) for f in found] == [("GG104", 20)]
     assert "`self.hidden_2`" in found[0].message and "dec_out" not in found[0].message
+
+
+def test_an_accumulator_returned_after_a_loop_that_may_stop_early_is_no_leak() -> None:
+    # On the path that breaks at once the sum is still the number 0; joined with the tensor sum it
+    # must keep its mark, so that returning it counts as handing it on.
+    src = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+
+        class Quantizers(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.quantizers = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+
+            def forward(self, z, n):
+                loss = 0
+                for i, q in enumerate(self.quantizers):
+                    if i >= n:
+                        break
+                    loss += q(z).mean()
+                return z, loss
+        """
+    )
+    assert analyze(src) == []
+    # The same sum never handed on is still the leak it is.
+    leak = src.replace("        return z, loss\n", "        return z\n")
+    assert [f.code for f in analyze(leak)] == ["GG301"]
+
+
+def test_a_backward_with_a_keyword_it_does_not_take_raises_type_error_first() -> None:
+    # `retain_variables` (PyTorch 0.3): torch 2.13 raises TypeError on that line, so the GG102 the
+    # second backward would raise is never reached; without the keyword it is.
+    src = textwrap.dedent(
+        """\
+        import torch
+
+        w = torch.ones(2, requires_grad=True)
+        for step in range(3):
+            h = torch.sigmoid(w)
+            d_loss = h.sum()
+            g_loss = (h * 3).sum()
+            d_loss.backward(retain_variables=True)
+            g_loss.backward()
+        """
+    )
+    assert analyze(src) == []
+    assert [f.code for f in analyze(src.replace("retain_variables=True", ""))] == ["GG102"]
+
+
+@pytest.mark.parametrize(
+    "test", ['type(parts).__name__ == "list"', "type(parts) is list", 'type(parts).__name__ != "tuple"']
+)
+def test_a_type_test_on_a_known_list_decides_the_branch(test: str) -> None:
+    # The other arm never runs: `loss` is the stacked sum, whose graph the first backward frees.
+    src = textwrap.dedent(
+        f"""\
+        import torch
+
+        w = torch.ones(3, requires_grad=True)
+        parts = [torch.sigmoid(w), torch.tanh(w)]
+        if {test}:
+            loss = torch.stack(parts).sum()
+        else:
+            loss = unknown_helper(parts)
+        loss.backward()
+        loss.backward()
+        """
+    )
+    assert [(f.code, f.span.line) for f in analyze(src)] == [("GG101", 10)]
+
+
+def test_methods_named_like_in_place_ops_that_autograd_allows_are_no_writes() -> None:
+    # torch 2.13: `share_memory_()` on a leaf that requires grad is fine (SAC's shared `log_alpha`);
+    # `apply_` refuses with an error of its own, not the leaf in-place error GG108 names.
+    src = textwrap.dedent(
+        """\
+        import torch
+
+        log_alpha = torch.zeros(1, requires_grad=True)
+        log_alpha.share_memory_()
+        w = torch.zeros(2, requires_grad=True)
+        w.apply_(lambda x: x)
+        """
+    )
+    assert analyze(src) == []
+    zeroed = src.replace("log_alpha.share_memory_()", "log_alpha.zero_()")
+    assert [f.code for f in analyze(zeroed)] == ["GG108"]
+
+
+BUFFER = textwrap.dedent(
+    """\
+    import torch
+
+    policy = torch.nn.Linear(4, 2)
+    data = []
+    for step in range(8):
+        prob = torch.softmax(policy(torch.randn(4)), 0)[0]
+        data.append((step, prob))  # the rollout keeps each step's graph: the leak
+    steps, probs = [], []
+    for transition in data:
+        s, prob_a = transition
+        steps.append(s)
+        probs.append([prob_a])  # only passes on what `data` already keeps
+    """
+)
+
+
+def test_rebuilding_lists_from_a_buffer_keeps_nothing_new() -> None:
+    assert [(f.code, f.span.line) for f in analyze(BUFFER)] == [("GG301", 7)]
+
+
+def test_an_element_built_in_an_enclosing_loop_still_counts() -> None:
+    # Each epoch builds new graphs (`hs`); the inner loop only passes them on, but `total` is there
+    # before the epoch loop and keeps every epoch's.
+    src = textwrap.dedent(
+        """\
+        import torch
+
+        net = torch.nn.Linear(4, 4)
+        total = 0
+        for epoch in range(3):
+            hs = [torch.tanh(net(torch.randn(4))) for _ in range(2)]
+            for h in hs:
+                total += h
+        """
+    )
+    assert [(f.code, f.span.line) for f in analyze(src)] == [("GG301", 8)]
+

@@ -71,6 +71,34 @@ def test_a_bug_in_an_imported_model_is_shown_on_the_line_that_runs_it(tmp_path: 
     assert finding.fixes == ()  # an edit would be in another file: none is offered here
 
 
+BIAS = """\
+import math
+
+import torch
+import torch.nn as nn
+
+
+class Bias(nn.Module):
+    def __init__(self, heads, uniform=False):
+        super().__init__()
+        self.bias = nn.Parameter(torch.zeros(heads, 1))
+        if uniform:
+            self.bias.uniform_(-2 * math.pi, 0.0)
+"""
+
+
+@pytest.mark.parametrize(("call", "shown"), [("Bias(4, flag)", False), ("Bias(4, True)", True)])
+def test_a_finding_in_a_branch_the_call_may_not_take_is_left_to_its_module(
+    tmp_path: Path, call: str, shown: bool
+) -> None:
+    # Whether `uniform` holds comes from outside: the in-place change of the parameter raises only
+    # when it does, so this line is not said to raise; the module's own analysis still reports it.
+    train = f"import sys\nfrom bias import Bias\n\nflag = len(sys.argv) > 1\nlayer = {call}\n"
+    root = project(tmp_path, {"bias.py": BIAS, "train.py": train})
+    assert [(f.code, f.span.line) for f in check(root, "train.py")] == ([("GG108", 5)] if shown else [])
+    assert [(f.code, f.span.line) for f in check(root, "bias.py")] == [("GG108", 12)]
+
+
 def test_without_a_loader_nothing_is_followed(tmp_path: Path) -> None:
     root = project(tmp_path, {"model.py": MODEL, "train.py": TRAIN})
     assert api.check_source((root / "train.py").read_text(), str(root / "train.py")) == []

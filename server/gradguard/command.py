@@ -360,7 +360,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     try:
         if args.command == "check":
-            return run_check(args, stdout, stderr, quick=plain_paths(argv) is not None)
+            # Only files named one by one: the quick lane never answers for a folder.
+            named = plain_paths(argv)
+            quick = named is not None and all(os.path.isfile(path) for path in named)
+            return run_check(args, stdout, stderr, quick=quick)
         if args.command == "rule":
             return run_rule(args, stdout, stderr)
         if args.command == "serve":

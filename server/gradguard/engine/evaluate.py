@@ -15,7 +15,7 @@ from .. import observations as obs
 from . import shapes as shp
 from . import torchapi as api
 from .classes import SuperRef
-from .modules import LazyImport, Namespace
+from .modules import LINE_BLOCK, LazyImport, Namespace
 from .report import Reporter
 from .state import BackwardRun, Dirt, LoopFrame, State, join_states
 from .values import (
@@ -103,6 +103,10 @@ class Evaluator:
         self._rebound: dict[int, frozenset[str]] = {}
         self.seq = 0
         self.inlines = 0
+        self._element_names: dict[int, frozenset[str]] = {}  # per loop: see _element_names
+        # Arms of `if`s of other modules whose condition is unknown, entered now: what runs there
+        # may not run at all, so a finding there is not shown on this file's calling statement.
+        self.foreign_doubt = 0
         self.classes: dict[str, Any] = {}
         self.defined_in: dict[int, Any] = {}  # id of a method -> the ClassInfo whose body defines it
         self.grad_inputs: frozenset[object] = frozenset()
@@ -324,7 +328,10 @@ class Evaluator:
                 elif v.ty in (Ty.LIST, Ty.TUPLE) and v.elts is not None:
                     spliced.extend(v.elts)  # `[obs_dim, *hidden, act_dim]` with `hidden` known
                 else:
-                    return Val(Grad.NONE, ty)
+                    # Its length is unknown; an accumulator spliced in is still handed on with it
+                    # (`torch.cat((*obs, *actions))` consumes the list the loop filled).
+                    marks = frozenset(t for x in elts for t in x.taints if t.kind == "accumulated")
+                    return Val(Grad.NONE, ty, taints=marks)
             return Val(Grad.NONE, ty, elts=tuple(spliced))
         return Val(Grad.NONE, ty, elts=elts)
 
@@ -383,7 +390,12 @@ class Evaluator:
             truth = test.truth
         if truth is not None:
             return self.expr(node.body if truth else node.orelse)
-        return join(self.expr(node.body), self.expr(node.orelse))
+        doubt = int(node.lineno >= LINE_BLOCK)
+        self.foreign_doubt += doubt
+        try:
+            return join(self.expr(node.body), self.expr(node.orelse))
+        finally:
+            self.foreign_doubt -= doubt
 
     def static_truth(self, test: ast.expr) -> bool | None:  # provided by the Interpreter
         return None
@@ -1023,7 +1035,8 @@ class Evaluator:
                         if name in ("cat", "concat")
                         else None
                     )
-                    return out.with_(shape=joined)
+                    # The list's own marks too (an accumulator consumed here is no leak).
+                    return out.with_(shape=joined, taints=out.taints | args[0].taints)
                 item = elements(args[0]) if args[0].ty in (Ty.LIST, Ty.TUPLE) else None
                 if item is not None and item is not EMPTY and item.is_tensor:
                     out = self.tensor_op(name, node, item, [], kwargs, (), first_arg=None)
@@ -1581,6 +1594,7 @@ class Evaluator:
                 and name not in self.rebound_in(frame.node)
                 and isinstance(stmt, ast.Expr)
                 and stmt.value is node
+                and self.built_while_kept(value, name, node.args[0])
             ):
                 key = ("acc", id(stmt))
                 self.rep.accumulate(stmt, name, node.args[0], value, key)
@@ -1590,6 +1604,30 @@ class Evaluator:
         if value.sites and value.is_tensor:
             new = new.with_(held=lst.held | value.sites)
         st.env[name] = new if at is None else _store_item(st.env.get(name, UNKNOWN), at, new)
+
+    def built_while_kept(self, value: Val, name: str, value_node: ast.expr) -> bool:
+        """Was part of the value's graph built in the current iteration of a loop (of this function)
+        that the accumulator ``name`` was there before? Only then does each iteration add a graph
+        the accumulator keeps: values that merely pass through (the elements of a buffer filled
+        earlier, unpacked again: `for s, prob in buffer: probs.append([prob])`) keep nothing that
+        was not kept already. A value whose graph nodes are not known is judged as before."""
+        scope = self.frames[-1].func if self.frames else None
+        frames = [f for f in self.loops if f.scope is scope and name in f.starts.get(1, {})]
+        loop = self.loops[-1].node if self.loops else None
+        if isinstance(loop, (ast.For, ast.AsyncFor)):
+            names = self._element_names.get(id(loop))
+            if names is None:
+                names = self._element_names[id(loop)] = _element_names(loop)
+            if _only_names(value_node, names):
+                # Nothing is built in this loop's iteration; an enclosing loop's may have built it.
+                frames = [f for f in frames if f.node is not loop]
+                if not frames:
+                    return False
+        sites = held_sites([value])  # a record's (`[prob_a]`, a transition tuple) too
+        if not sites:
+            return bool(frames)
+        newest = max(s.seq for s in sites)
+        return any(newest > f.seq_start for f in frames)
 
     def accumulate_in_object(
         self, stmt: ast.stmt, acc: ast.expr, value_node: ast.expr, value: Val, key: object, dead: bool = False
@@ -1708,7 +1746,7 @@ class Evaluator:
             if isinstance(recv.info, ModuleInst) and recv.ty is Ty.TENSOR:
                 self.set_requires_grad(recv.info, True if on else False if off else None)
             return new
-        if method and name.endswith("_") and not name.endswith("__"):
+        if method and name.endswith("_") and not name.endswith("__") and name not in _NOT_AUTOGRAD_WRITES:
             # An in-place tensor method.
             if first_arg is not None:
                 self.inplace(first_arg, recv, node)
@@ -2590,6 +2628,11 @@ class Evaluator:
             retain_v = node.args[1].value if isinstance(node.args[1], ast.Constant) else _NOT_CONST
         if self.kw_node(node, "inputs") is not None:
             return  # only part of the graph is traversed: not modelled
+        if kind == "backward" and isinstance(node.func, ast.Attribute) and val.is_tensor:
+            if any(k.arg is not None and k.arg not in _BACKWARD_KEYWORDS for k in node.keywords):
+                # `loss.backward(retain_variables=True)` (PyTorch 0.3): a TypeError, nothing runs.
+                self.rep.raised = True
+                return
         # Whether this pass keeps the graph is not known: it still meets what earlier passes freed
         # or changed, but frees nothing here.
         keeps_unknown = retain_v is _NOT_CONST or create is _NOT_CONST
@@ -2961,6 +3004,37 @@ def constant(node: ast.Constant) -> Val:
 
 
 _CONSTANTS: dict[tuple[type, object], Val] = {}
+
+
+def _element_names(loop: ast.For | ast.AsyncFor) -> frozenset[str]:
+    """The names that hold (parts of) the element a loop is at: its targets, and names its body
+    unpacks from them before anything else (`for t in buf: s, a, logp = t`)."""
+    names = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    for stmt in loop.body:
+        if not (isinstance(stmt, ast.Assign) and _only_names(stmt.value, frozenset(names))):
+            break
+        names.update(n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    return frozenset(names)
+
+
+def _only_names(node: ast.expr, names: frozenset[str]) -> bool:
+    """Is the expression made of these names only (in tuples, lists, items and attributes)?"""
+    if isinstance(node, ast.Name):
+        return node.id in names
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return bool(node.elts) and all(_only_names(e, names) for e in node.elts)
+    if isinstance(node, (ast.Subscript, ast.Attribute)):
+        return _only_names(node.value, names)
+    return False
+
+
+# Methods named like in-place ops that autograd does not see as writes: `share_memory_` moves the
+# storage (allowed on a leaf that requires grad); `apply_`/`map_`/`map2_` refuse any tensor that
+# requires grad with an error of their own.
+_NOT_AUTOGRAD_WRITES = frozenset({"share_memory_", "apply_", "map_", "map2_"})
+
+# Tensor.backward's keywords: any other raises TypeError before anything is done.
+_BACKWARD_KEYWORDS = frozenset({"gradient", "retain_graph", "create_graph", "inputs"})
 
 
 def _are_parameters(inputs: Val) -> bool:

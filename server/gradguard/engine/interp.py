@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -76,6 +76,7 @@ class Interpreter(Evaluator):
         self._self_instances: dict[str, Val] = {}
         self._backprop_funcs: set[str] | None = None
         self._backprop_modules = 0  # modules run when _backprop_funcs was made
+        self._local_calls: tuple[tuple[str, bool, frozenset[str]], ...] | None = None
         self._grad_aliases: tuple[str, ...] | None = None
         self._bindings: dict[ast.AST, _Bindings] = {}
         self._free: dict[ast.AST, set[str]] = {}
@@ -404,7 +405,7 @@ class Interpreter(Evaluator):
             if self.st is None:
                 return
             if stmt.lineno >= LINE_BLOCK:
-                self.rep.ran_from(stmt, self.stmt_stack)
+                self.rep.ran_from(stmt, self.stmt_stack, certain=not self.foreign_doubt)
             self.stmt_stack.append(stmt)
             try:
                 self.statement(stmt)
@@ -593,12 +594,17 @@ class Interpreter(Evaluator):
         pre = self.st
         if pre is None:
             return
-        self.st = pre.copy()
-        self.block(node.body)
-        after_body = self.st
-        self.st = pre
-        self.block(node.orelse)
-        self.st = join_states([after_body, self.st])
+        doubt = int(node.lineno >= LINE_BLOCK)
+        self.foreign_doubt += doubt
+        try:
+            self.st = pre.copy()
+            self.block(node.body)
+            after_body = self.st
+            self.st = pre
+            self.block(node.orelse)
+            self.st = join_states([after_body, self.st])
+        finally:
+            self.foreign_doubt -= doubt
 
     def static_truth(self, test: ast.expr) -> bool | None:
         if isinstance(test, ast.Constant):
@@ -635,6 +641,10 @@ class Interpreter(Evaluator):
             and isinstance(test.ops[0], ast.Eq)
         ):
             return test.lineno < LINE_BLOCK  # an imported module's block does not run
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            kind = self.type_test_truth(test)
+            if kind is not None:
+                return kind
         if (
             isinstance(test, ast.Compare)
             and len(test.ops) == 1
@@ -656,6 +666,40 @@ class Interpreter(Evaluator):
         ):
             return self.isinstance_truth(self.peek(test.args[0]), test.args[1])
         return None
+
+    def type_test_truth(self, test: ast.Compare) -> bool | None:
+        """``type(x).__name__ == "list"``, ``type(x) is list`` and their negations, for a value whose
+        kind is known (a plain list, tuple or dict, or a tensor)."""
+        left, op, right = test.left, test.ops[0], test.comparators[0]
+        by_name = isinstance(left, ast.Attribute) and left.attr == "__name__"
+        call = left.value if by_name and isinstance(left, ast.Attribute) else left
+        if not (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id == "type"
+            and len(call.args) == 1
+            and not call.keywords
+            and isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot))
+        ):
+            return None
+        if by_name:
+            if not (isinstance(right, ast.Constant) and isinstance(right.value, str)):
+                return None
+            wanted = right.value
+        elif isinstance(right, ast.Name) and right.id in ("list", "tuple", "dict"):
+            wanted = right.id
+        else:
+            return None
+        val = self.peek(call.args[0])
+        kinds = {Ty.LIST: "list", Ty.TUPLE: "tuple", Ty.DICT: "dict"}
+        if val.ty in kinds and val.qual is None:
+            actual = kinds[val.ty]  # a plain container (a namedtuple has a qual: left unknown)
+        elif val.is_tensor and wanted in ("list", "tuple", "dict"):
+            actual = "Tensor"  # a tensor (or a subclass): none of those
+        else:
+            return None
+        same = actual == wanted
+        return same if isinstance(op, (ast.Eq, ast.Is)) else not same
 
     def isinstance_truth(self, val: Val, classes: ast.expr) -> bool | None:
         """``isinstance(val, classes)`` for builtin containers and tensors, when the value's kind
@@ -986,6 +1030,7 @@ class Interpreter(Evaluator):
                     frame.probe = True
                 frame.iteration = it
                 frame.starts[it] = dict(self.st.env)
+                frame.seq_start = self.seq
                 head()  # type: ignore[operator]
                 self.block(node.body)
                 end = join_states([self.st, *frame.continues])
@@ -1040,23 +1085,38 @@ class Interpreter(Evaluator):
     def backprop_functions(self) -> set[str]:
         """Names of the functions (of this file, and of the project's modules it ran) that may run a
         backward: directly, or by calling one that does (a few levels)."""
-        funcs = [f for f, _ in self.all_functions()]
-        for mod in self.rep.modules.values():
-            funcs.extend(f for f, _ in _function_defs(mod.tree.body, None, {}))
-        texts = [(f.name, self.rep.segment(f)) for f in funcs]
-        found = {name for name, text in texts if _BACKPROP.search(text)}
         if not self.rep.modules:
             # One file: the functions that backpropagate themselves, as always. Through other
             # modules the backward is usually a few calls down (`agent.train()` -> `_update()`), so
             # callers of callers count there; in one file that would unroll many more loops.
-            return found
-        calls = [(name, set(_CALLED.findall(text))) for name, text in texts if name not in found]
+            return {f.name for f, _ in self.all_functions() if _BACKPROP.search(self.rep.segment(f))}
+        if self._local_calls is None:
+            self._local_calls = self.function_calls(f for f, _ in self.all_functions())
+        rows = list(self._local_calls)
+        found = {name for name, backprops, _ in rows if backprops}
+        for mod in self.rep.modules.values():
+            if mod.backprop_calls is None:
+                defs = _function_defs(mod.tree.body, None, {})
+                mod.backprop_calls = self.function_calls(f for f, _ in defs)
+            rows.extend(mod.backprop_calls)
+            found.update(name for name, backprops, _ in mod.backprop_calls if backprops)
+        calls = [(name, called) for name, _, called in rows if name not in found]
         for _ in range(4):
             more = {name for name, called in calls if name not in found and called & found}
             if not more:
                 break
             found |= more
         return found
+
+    def function_calls(
+        self, funcs: Iterable[ast.FunctionDef | ast.AsyncFunctionDef]
+    ) -> tuple[tuple[str, bool, frozenset[str]], ...]:
+        """Per function: its name, whether its text runs a backward, and the names it calls."""
+        rows = []
+        for f in funcs:
+            text = self.rep.segment(f)
+            rows.append((f.name, bool(_BACKPROP.search(text)), frozenset(_CALLED.findall(text))))
+        return tuple(rows)
 
     def iter_element(self, it: Val, node: ast.expr) -> Val:
         """What certainly holds of every element a loop over ``node`` binds."""
@@ -1193,6 +1253,8 @@ class Interpreter(Evaluator):
             return
         if self.feeds(frame.node, name, stmt):
             return  # a running state the loop computes with (coverage, a moving sum): consumed
+        if not self.built_while_kept(value, name, value_node):
+            return
         key = ("acc", id(stmt))
         self.rep.accumulate(stmt, name, value_node, value, key, self.dead_graph(value))
         self.mark_acc(name, key, stmt)

@@ -45,6 +45,9 @@ class ForeignModule:
     # Its names after it ran, when they hold no object of one analysis (only classes, functions,
     # constants, imports): reused by later analyses while the modules it read are unchanged.
     env_cache: tuple[dict[str, Any], tuple[tuple[str, ForeignModule], ...]] | None = None
+    # Per function: its name, whether its text runs a backward, the names it calls (made once:
+    # every analysis that runs the module asks which of its functions may backpropagate).
+    backprop_calls: tuple[tuple[str, bool, frozenset[str]], ...] | None = None
 
     def annotations(self) -> tuple[dict[int, list[ast.stmt]], dict[int, int]]:
         """Its statements' enclosing lists and functions (see blocks.annotate_blocks), made once."""

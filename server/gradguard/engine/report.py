@@ -83,6 +83,7 @@ class Reporter:
         self.modules: dict[int, ForeignModule] = {}
         # A statement of another module -> the statement of this file that ran it (first seen).
         self.anchors: dict[int, ast.stmt] = {}
+        self.doubtful: set[int] = set()  # lines of other modules run only where they may not run
         self._unresolved_freezes: bool | None = None if _FREEZES.search(source) else False
         self.findings: dict[tuple[str, Span], Finding] = {}
         self.pending_acc: dict[object, Finding] = {}
@@ -429,24 +430,29 @@ class Reporter:
         self.scopes.update(scopes)
         self._simple = self._functions = None  # indexed again with its statements when asked
 
-    def ran_from(self, stmt: ast.stmt, stack: list[ast.stmt]) -> None:
+    def ran_from(self, stmt: ast.stmt, stack: list[ast.stmt], certain: bool = True) -> None:
         """A statement of another module runs, called (through any depth) from a statement of this
-        file: that statement is where a finding about it is shown."""
+        file: that statement is where a finding about it is shown. Not ``certain``: it ran in an arm
+        of that module's code whose condition is unknown (it may never run from here)."""
         if stmt.lineno in self.anchors:
+            return
+        if not certain:
+            self.doubtful.add(stmt.lineno)
             return
         for outer in reversed(stack):
             if outer.lineno < LINE_BLOCK:
                 self.anchors[stmt.lineno] = outer
+                self.doubtful.discard(stmt.lineno)
                 return
 
     def _anchor(self, line: int) -> ast.stmt | None:
         found = self.anchors.get(line)
-        if found is not None:
+        if found is not None or line in self.doubtful:
             return found
         # A node inside a statement: the nearest statement before it in the same module that ran.
         block = line // LINE_BLOCK
-        before = [k for k in self.anchors if k // LINE_BLOCK == block and k <= line]
-        return self.anchors[max(before)] if before else None
+        before = [k for k in (*self.anchors, *self.doubtful) if k // LINE_BLOCK == block and k <= line]
+        return self.anchors.get(max(before)) if before else None
 
     def _place(self, span: Span) -> tuple[Span, ForeignModule | None]:
         mod = self.modules.get(span.line // LINE_BLOCK)

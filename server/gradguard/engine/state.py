@@ -117,3 +117,6 @@ class LoopFrame:
     # That second iteration is followed only for what it changes in place: the sums and lists it
     # builds are judged in the loops that repeat (a rollout's buffer is consumed after it).
     probe: bool = False
+    # The evaluator's sequence number when the current iteration began: a graph node numbered
+    # after it was built in this iteration.
+    seq_start: int = 0

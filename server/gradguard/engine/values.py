@@ -288,9 +288,12 @@ def join(a: Val, b: Val) -> Val:
     if a is b:
         return a
     if a.grad is not b.grad or a.ty is not b.ty:
+        # An accumulation on either path stays marked (`total = 0` then `total += loss` in a loop
+        # that may not run): the mark only exempts it from a finding once it is consumed.
+        taints = _join_taints(a.taints, b.taints)
         if a.requires_grad and b.requires_grad and a.grad is not b.grad:
-            return Val(Grad.UNKNOWN, Ty.TENSOR if a.is_tensor and b.is_tensor else Ty.UNKNOWN)
-        return Val(Grad.UNKNOWN, a.ty if a.ty is b.ty else Ty.UNKNOWN)
+            return Val(Grad.UNKNOWN, Ty.TENSOR if a.is_tensor and b.is_tensor else Ty.UNKNOWN, taints=taints)
+        return Val(Grad.UNKNOWN, a.ty if a.ty is b.ty else Ty.UNKNOWN, taints=taints)
     elts = None
     keys = None
     item = None

@@ -37,7 +37,13 @@ running_loss += loss.item()
 ## When it does not fire
 When the accumulated value is `.item()`, `.detach()`ed or computed under
 `torch.no_grad()`, and when the accumulator is later passed to `backward()`
-(deliberate gradient accumulation with one backward pass).
+(deliberate gradient accumulation with one backward pass), returned or handed
+on (a forward that collects per-layer outputs and concatenates them, a sum of
+per-codebook losses returned to the caller, a list spliced into
+`torch.cat((*obs, *actions))`). Nor when the iteration built nothing new: a
+loop that rebuilds lists from the elements of a buffer filled earlier
+(`for s, prob in buffer: probs.append([prob])`) keeps no graph the buffer did
+not keep already (the buffer itself is reported where it is filled).
 """
 
 from __future__ import annotations
