@@ -277,3 +277,40 @@ def test_an_element_built_in_an_enclosing_loop_still_counts() -> None:
     )
     assert [(f.code, f.span.line) for f in analyze(src)] == [("GG301", 8)]
 
+
+def test_a_write_through_plain_indices_gives_the_tensor_a_graph() -> None:
+    # `fx[i][j] = ...` writes into `fx` through the view `fx[i]`: it now has a graph, and its
+    # backward runs (torch 2.13: CopySlices), so there is nothing to report.
+    src = textwrap.dedent(
+        """\
+        import torch
+
+        x = torch.randn(4, 4).requires_grad_()
+        fx = torch.zeros_like(x)
+        for i in range(x.size(0)):
+            for j in range(x.size(1)):
+                fx[i][j] = torch.exp(-x[i][j])
+        fx.sum().backward()
+        """
+    )
+    assert analyze(src) == []
+
+
+def test_collecting_the_state_a_loop_carries_keeps_nothing_new() -> None:
+    # An LSTMCell unrolled by hand: `hx` carries every earlier step's graph, so the list of the
+    # steps' outputs keeps nothing the final `hx` does not.
+    src = textwrap.dedent(
+        """\
+        import torch
+
+        cell = torch.nn.LSTMCell(4, 3)
+        hx, cx = torch.randn(2, 3), torch.randn(2, 3)
+        out = []
+        for x in torch.randn(5, 2, 4):
+            hx, cx = cell(x, (hx, cx))
+            out.append(hx)
+        print(torch.stack(out).shape)
+        """
+    )
+    assert analyze(src) == []
+

@@ -1618,8 +1618,12 @@ class Evaluator:
             names = self._element_names.get(id(loop))
             if names is None:
                 names = self._element_names[id(loop)] = _element_names(loop)
-            if _only_names(value_node, names):
-                # Nothing is built in this loop's iteration; an enclosing loop's may have built it.
+            if _only_names(value_node, names) or (
+                isinstance(value_node, ast.Name) and _carried(loop, value_node.id)
+            ):
+                # Nothing is built in this loop's iteration that is not kept anyway: an element of
+                # what it walks, or the state it carries into the next iteration (an RNN's `hx`, whose
+                # graph holds every earlier step's). An enclosing loop's iteration may have built it.
                 frames = [f for f in frames if f.node is not loop]
                 if not frames:
                     return False
@@ -3015,6 +3019,23 @@ def _element_names(loop: ast.For | ast.AsyncFor) -> frozenset[str]:
             break
         names.update(n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name))
     return frozenset(names)
+
+
+def _carried(loop: ast.For | ast.AsyncFor, name: str) -> bool:
+    """Is ``name`` state the loop carries: read by its body before the body binds it again?"""
+    for stmt in loop.body:
+        reads = any(
+            isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(stmt)
+        )
+        if reads:
+            return any(
+                isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+                for s in loop.body
+                for n in ast.walk(s)
+            )
+        if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(stmt)):
+            return False  # bound before any read: fresh each iteration
+    return False
 
 
 def _only_names(node: ast.expr, names: frozenset[str]) -> bool:

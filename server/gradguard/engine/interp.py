@@ -1217,6 +1217,8 @@ class Interpreter(Evaluator):
         elif isinstance(target, ast.Subscript):
             base = self.peek(target.value)
             self.expr(target.slice)
+            if isinstance(target.value, ast.Subscript) and val.requires_grad and st.mode is GradMode.ON:
+                self.write_through_index(target.value, val, stmt)
             if base.is_tensor:
                 self.inplace(target.value, base, stmt)
                 if (
@@ -1242,6 +1244,34 @@ class Interpreter(Evaluator):
                         self.rep.cell_names.setdefault(path, self.pos.text(target.value))
         elif isinstance(target, ast.Starred):
             self.assign(target.value, UNKNOWN, stmt)
+
+    def write_through_index(self, target: ast.Subscript, val: Val, stmt: ast.stmt) -> None:
+        """`fx[i][j] = f(x[i][j])`: the write goes through `fx[i]` into `fx` when every index on
+        the way is a plain one (a view); after a mask or an index tensor it lands in a copy. Either
+        way `fx` is no longer known to be without a graph."""
+        root: ast.expr = target
+        views = True
+        while isinstance(root, ast.Subscript):
+            views = views and self._plain_index(root.slice)
+            root = root.value
+        owner = self.peek(root)
+        if isinstance(root, (ast.Name, ast.Attribute)) and owner.is_tensor and owner.grad is not Grad.LEAF:
+            grown = (
+                owner.with_(grad=Grad.GRAPH, sites=owner.sites | val.sites)
+                if views
+                else owner.with_(grad=Grad.UNKNOWN, cause=None)
+            )
+            self.assign(root, grown, stmt, keep_binding=True)
+
+    def _plain_index(self, index: ast.expr) -> bool:
+        """Does indexing with this give a view (a number, a slice, or a tuple of them)?"""
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        return all(
+            isinstance(p, ast.Slice)
+            or (isinstance(p, ast.Constant) and (type(p.value) is int or p.value in (None, ...)))
+            or (isinstance(p, (ast.Name, ast.BinOp, ast.UnaryOp)) and self.peek(p).ty is Ty.NUMBER)
+            for p in parts
+        )
 
     # -- accumulation (GG301) -------------------------------------------------------
 
