@@ -314,3 +314,38 @@ def test_collecting_the_state_a_loop_carries_keeps_nothing_new() -> None:
     )
     assert analyze(src) == []
 
+
+@pytest.mark.parametrize("bias", ["head_bias", "bias=head_bias"])
+def test_an_element_of_a_collected_list_used_in_the_returned_value_hands_it_on(bias: str) -> None:
+    # Transformer-XL's adaptive softmax: per-cluster weights and biases collected in lists, then
+    # `biases[0]` goes (positionally or by keyword) into the logits the forward returns.
+    src = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+
+        class AdaptiveSoftmax(nn.Module):
+            def __init__(self, n_token=100, d=8, cutoffs=(20, 50)):
+                super().__init__()
+                self.cutoffs = list(cutoffs) + [n_token]
+                self.cutoff_ends = [0] + self.cutoffs
+                self.out = nn.Linear(d, n_token)
+                self.cluster_bias = nn.Parameter(torch.zeros(2))
+
+            def forward(self, hidden):
+                weights, biases = [], []
+                for i in range(len(self.cutoffs)):
+                    lo, hi = self.cutoff_ends[i], self.cutoff_ends[i + 1]
+                    bias_i = self.out.bias[lo:hi]
+                    if i == 0:
+                        bias_i = torch.cat([bias_i, self.cluster_bias], dim=0)
+                    weights.append(self.out.weight[lo:hi])
+                    biases.append(bias_i)
+                head_bias = biases[0]
+                return F.log_softmax(F.linear(hidden, weights[0], {bias}), dim=1)
+        """
+    )
+    assert analyze(src) == []
+

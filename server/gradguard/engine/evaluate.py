@@ -1829,7 +1829,8 @@ class Evaluator:
             return Val(Grad.NONE, Ty.TUPLE, item=piece)
         saves = name not in api.NO_SAVE
         saved: set[object] = set()
-        all_inputs = (recv, *args)
+        # Tensors given by keyword are inputs too (`F.linear(x, w, bias=b)` depends on `b`).
+        all_inputs = (recv, *args, *(v for v in kwargs.values() if v.is_tensor))
         if name in api.SAVES_SELF and recv.obj is not None:
             saved.add(recv.obj)
         if name in api.SAVES_OTHER:
