@@ -14,7 +14,7 @@ RUNTIME_STAMP := $(VENV)/.gradguard-runtime
 DEV_STAMP := $(VENV)/.gradguard-dev
 
 .PHONY: venv install demo test test-fast first-run-check lint docs bench bench-lsp corpus clean distclean \
-	vsix e2e e2e-install screenshot
+	vsix vsix-all e2e e2e-install screenshot
 
 # ---- Python environment ------------------------------------------------------------------------------
 venv: $(VENV_STAMP)
@@ -118,7 +118,14 @@ $(NPM_STAMP): package.json package-lock.json
 # The wheel is built without build isolation, from the environment's own setuptools.
 vsix: $(RUNTIME_STAMP) $(NPM_STAMP)
 	$(VPY) -m pip install -q "setuptools>=68" wheel
-	PYTHON=$(VPY) bash scripts/build_vsix.sh
+	PYTHON=$(VPY) TARGET=$(TARGET) bash scripts/build_vsix.sh
+
+# The platform-specific .vsix of every platform VS Code runs on, from PyPI's wheels for each
+# (dist/gradguard-<version>-<target>.vsix); `make vsix TARGET=darwin-arm64` builds one.
+VSIX_TARGETS := linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64
+vsix-all: $(RUNTIME_STAMP) $(NPM_STAMP)
+	$(VPY) -m pip install -q "setuptools>=68" wheel
+	for target in $(VSIX_TARGETS); do PYTHON=$(VPY) TARGET=$$target bash scripts/build_vsix.sh || exit 1; done
 
 # Chromium, ripgrep, code-server 4.100.3 and their build dependencies (idempotent; skips what is there).
 # Installs Debian packages with apt-get (as root, or through sudo).

@@ -5,6 +5,7 @@
 // through the lightbulb menu, a notebook, and a setting that takes effect without a reload.
 // An untrusted workspace: it still lints, and the interpreter named by its settings never runs.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -277,6 +278,45 @@ describe("gradguard in VS Code (trusted workspace)", () => {
     });
   });
 
+  test("importStrategy fromEnvironment runs the interpreter's own gradguard, or says it has none", { timeout: 300000 }, async () => {
+    await withScreenshot(session, "import-strategy", async () => {
+      const original = JSON.parse(fs.readFileSync(path.join(session.userData, "User", "settings.json"), "utf8"));
+      // An environment that has gradguard: the private one the extension made (bundled strategy).
+      const made = /(?:Server environment:|Creating the server environment) (\S+)/.exec(session.extensionLog());
+      assert.ok(made, "the log names the server environment");
+      const withGradguard = path.join(made[1], "bin", "python");
+      const before = (session.extensionLog().match(/importStrategy fromEnvironment\)/g) ?? []).length;
+      await writeUserSettings(page, session, {
+        ...original,
+        "gradguard.importStrategy": "fromEnvironment",
+        "gradguard.interpreter": [withGradguard],
+      });
+      await waitFor(
+        "the server started from the interpreter's environment",
+        () => (session.extensionLog().match(/importStrategy fromEnvironment\)/g) ?? []).length > before,
+        60000,
+      );
+      await openFile(page, "graph_before_loop.py");
+      await waitForSquiggles(page, [8], { timeoutMs: 60000 });
+      // A plain environment without gradguard: one clear error, nothing installed into it.
+      const plain = path.join(session.root, "plain-env");
+      execFileSync("python3", ["-m", "venv", "--without-pip", plain]);
+      await writeUserSettings(page, session, {
+        ...original,
+        "gradguard.importStrategy": "fromEnvironment",
+        "gradguard.interpreter": [path.join(plain, "bin", "python")],
+      });
+      const toast = page.locator(".notifications-toasts .notification-toast", { hasText: "cannot import gradguard" });
+      await toast.first().waitFor({ state: "visible", timeout: 60000 });
+      assert.match(await toast.first().innerText(), /useBundled/);
+      assert.ok(!fs.readdirSync(path.join(plain, "lib")).some((v) => fs.existsSync(path.join(plain, "lib", v, "site-packages", "gradguard"))));
+      await session.screenshot("import-strategy-missing");
+      await writeUserSettings(page, session, original);
+      await openFile(page, "graph_before_loop.py");
+      await waitForSquiggles(page, [8], { timeoutMs: 60000 });
+    });
+  });
+
   test("Show Rule Documentation opens the rule under the cursor", { timeout: 240000 }, async () => {
     await withScreenshot(session, "rule-docs", async () => {
       await openFile(page, "graph_before_loop.py");
@@ -292,6 +332,26 @@ describe("gradguard in VS Code (trusted workspace)", () => {
         .locator("h1", { hasText: "GG103 graph-built-before-loop" });
       await heading.waitFor({ state: "visible", timeout: 30000 });
       await session.screenshot("rule-docs");
+    });
+  });
+
+  test("a squiggle's code link and the hover's documentation link open the rule's page", { timeout: 240000 }, async () => {
+    await withScreenshot(session, "rule-docs-link", async () => {
+      const heading = () =>
+        page
+          .frameLocator(`iframe.webview.ready[src*="extensionId=vscode.markdown-language-features"]`)
+          .frameLocator("#active-frame")
+          .locator("h1", { hasText: "GG103 graph-built-before-loop" });
+      for (const link of ["a.code-link", "a:has-text('GG103 documentation')"]) {
+        await openFile(page, "graph_before_loop.py");
+        await waitForSquiggles(page, [8], { timeoutMs: 30000 });
+        const hover = await hoverSquiggle(page, 8, "GG103");
+        await hover.locator(link, { hasText: "GG103" }).first().click();
+        // Not a web page: the rule's documentation from the installed server, as a markdown preview.
+        await heading().waitFor({ state: "visible", timeout: 30000 });
+        await session.screenshot(`rule-docs-${link.startsWith("a.code") ? "code-link" : "hover-link"}`);
+        await runCommand(page, "View: Close All Editors");
+      }
     });
   });
 

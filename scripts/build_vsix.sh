@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Builds dist/gradguard-<version>.vsix: the bundled client (client/out/extension.js), the gradguard
-# wheel, the pins of its dependencies and their wheels for this platform (bundled/), packaged by
+# wheel, the pins of its dependencies and their wheels for one platform (bundled/), packaged by
 # @vscode/vsce. The wheel is built with --no-deps, the pins are read from the Python environment
 # that runs this script (the one `make install` set up), and the dependencies' wheels come from pip's
 # index (or its local wheel folders) once, here, so the extension needs no network.
+#
+# TARGET (a VS Code platform: linux-x64, linux-arm64, darwin-x64, darwin-arm64, win32-x64) builds the
+# platform-specific .vsix of another platform, dist/gradguard-<version>-<TARGET>.vsix, from PyPI's
+# wheels for it (pip downloads another platform's wheels; nothing is built or run for it here).
+# Without TARGET: this machine's platform, dist/gradguard-<version>.vsix, for any platform.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
+TARGET="${TARGET:-}"
 
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' pyproject.toml | head -n1)
 ext_version=$(node -p 'require("./package.json").version')
@@ -57,14 +63,33 @@ for key in sorted(pins):
     print(f"{key}=={pins[key]}")
 PY
 
-# The dependencies' wheels for this platform and every supported Python (3.10 to 3.13), so the
-# extension installs its server with no network (`pip install --no-index --find-links`). Another
-# platform's .vsix is built on that platform; where no wheel set is known, the extension falls back
-# to pip's index on first start.
-case "$(uname -s)-$(uname -m)" in
-    Linux-x86_64) platforms=(manylinux2014_x86_64 manylinux_2_17_x86_64 manylinux_2_28_x86_64) ;;
-    Linux-aarch64) platforms=(manylinux2014_aarch64 manylinux_2_17_aarch64 manylinux_2_28_aarch64) ;;
-    *) platforms=() ;;
+# The dependencies' wheels for the platform and every supported Python (3.10 to 3.13), so the
+# extension installs its server with no network (`pip install --no-index --find-links`). Where no
+# wheel set is known, the extension falls back to pip's index on first start.
+here="$TARGET"
+if [[ -z $here ]]; then
+    case "$(uname -s)-$(uname -m)" in
+        Linux-x86_64) here=linux-x64 ;;
+        Linux-aarch64) here=linux-arm64 ;;
+        Darwin-x86_64) here=darwin-x64 ;;
+        Darwin-arm64) here=darwin-arm64 ;;
+        *) here=unknown ;;
+    esac
+fi
+# pip widens each tag to the older ones it is compatible with (manylinux, macOS versions).
+case "$here" in
+    linux-x64) platforms=(manylinux2014_x86_64 manylinux_2_17_x86_64 manylinux_2_28_x86_64) ;;
+    linux-arm64) platforms=(manylinux2014_aarch64 manylinux_2_17_aarch64 manylinux_2_28_aarch64) ;;
+    darwin-x64) platforms=(macosx_10_9_x86_64 macosx_11_0_x86_64 macosx_10_9_universal2) ;;
+    darwin-arm64) platforms=(macosx_11_0_arm64 macosx_10_9_universal2) ;;
+    win32-x64) platforms=(win_amd64) ;;
+    *)
+        if [[ -n $TARGET ]]; then
+            echo "build_vsix: unknown TARGET $TARGET (linux-x64, linux-arm64, darwin-x64, darwin-arm64, win32-x64)" >&2
+            exit 2
+        fi
+        platforms=()
+        ;;
 esac
 if ((${#platforms[@]})); then
     platform_args=()
@@ -74,12 +99,31 @@ if ((${#platforms[@]})); then
             --python-version "$py" "${platform_args[@]}" -d bundled/wheels \
             -r bundled/constraints.txt "tomli>=2.0" >&2
     done
+    # The set is complete: pip can install the server from it alone, for every supported Python.
+    check=$(mktemp -d)
+    for py in 3.10 3.11 3.12 3.13; do
+        if ! "$PYTHON" -m pip install --disable-pip-version-check -q --dry-run --no-index --find-links bundled/wheels \
+            --only-binary=:all: --implementation cp --python-version "$py" "${platform_args[@]}" \
+            --target "$check/$py" --constraint bundled/constraints.txt "$wheel" >&2; then
+            echo "build_vsix: the wheels for $here do not install gradguard on Python $py" >&2
+            rm -rf "$check"
+            exit 1
+        fi
+    done
+    rm -rf "$check"
 else
     echo "build_vsix: no bundled wheels for $(uname -s) $(uname -m): the extension will use pip's index" >&2
 fi
 
-out="dist/gradguard-$version.vsix"
+if [[ -n $TARGET ]]; then
+    # The wheels of one platform: VS Code installs this .vsix only there.
+    out="dist/gradguard-$version-$TARGET.vsix"
+    target_args=(--target "$TARGET")
+else
+    out="dist/gradguard-$version.vsix"
+    target_args=()
+fi
 rm -f "$out"
 node_modules/.bin/vsce package --no-dependencies --readme-path client/README.md --skip-license \
-    --allow-missing-repository --no-update-package-json -o "$out" >&2
+    --allow-missing-repository --no-update-package-json ${target_args[@]+"${target_args[@]}"} -o "$out" >&2
 echo "$out"

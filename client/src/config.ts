@@ -10,12 +10,17 @@ import { LOG_LEVELS, LogLevel } from "./log";
 export const SECTION = "gradguard";
 
 /** Settings whose change needs a new server process (the others are sent to the running one). */
-export const RESTART_KEYS = ["interpreter", "logLevel"] as const;
+export const RESTART_KEYS = ["interpreter", "logLevel", "importStrategy"] as const;
+
+export const IMPORT_STRATEGIES = ["useBundled", "fromEnvironment"] as const;
+export type ImportStrategy = (typeof IMPORT_STRATEGIES)[number];
 
 export interface ClientSettings {
   /** The interpreter command from the setting, resolved; undefined when not set. */
   interpreter: string[] | undefined;
   logLevel: LogLevel;
+  /** Which gradguard runs the server: the shipped one (a private environment) or the interpreter's. */
+  importStrategy: ImportStrategy;
 }
 
 export type Notify = (key: string, message: string) => void;
@@ -83,7 +88,23 @@ export function readClientSettings(notify: Notify): ClientSettings {
       `gradguard.logLevel: expected one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(rawLevel)}; using info.`,
     );
   }
-  return { interpreter: interpreterSetting(config, notify), logLevel };
+  return { interpreter: interpreterSetting(config, notify), logLevel, importStrategy: importStrategySetting(config, notify) };
+}
+
+/** The import strategy. In an untrusted workspace only the user's own value counts: the workspace
+ * must not make gradguard import code from an environment it chose. */
+function importStrategySetting(config: vscode.WorkspaceConfiguration, notify: Notify): ImportStrategy {
+  const raw = vscode.workspace.isTrusted
+    ? config.get<unknown>("importStrategy", "useBundled")
+    : (config.inspect<unknown>("importStrategy")?.globalValue ?? "useBundled");
+  if (typeof raw === "string" && (IMPORT_STRATEGIES as readonly string[]).includes(raw)) {
+    return raw as ImportStrategy;
+  }
+  notify(
+    "importStrategy",
+    `gradguard.importStrategy: expected one of ${IMPORT_STRATEGIES.join(", ")}, got ${JSON.stringify(raw)}; using useBundled.`,
+  );
+  return "useBundled";
 }
 
 /** The section as the server reads it (initializationOptions; later it pulls it itself). */

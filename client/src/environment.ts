@@ -19,6 +19,8 @@ export class EnvironmentError extends Error {}
 
 export interface ServerEnvironment {
   python: string;
+  /** Arguments before `-m gradguard` (an interpreter given as a command with arguments). */
+  args: string[];
   dir: string;
   wheelVersion: string;
 }
@@ -136,7 +138,7 @@ export async function ensureEnvironment(
   const name = `gradguard-${bundle.version}-${bundle.hash}-${suffix}`;
   const dir = path.join(root, name);
   const python = venvPython(dir);
-  const result = { python, dir, wheelVersion: bundle.version };
+  const result = { python, args: [], dir, wheelVersion: bundle.version };
   if (fs.existsSync(path.join(dir, READY)) && fs.existsSync(python)) {
     log.info(`Server environment: ${dir}`);
     return result;
@@ -209,4 +211,34 @@ export async function ensureEnvironment(
     }
   }
   return result;
+}
+
+/**
+ * The gradguard of the interpreter's own environment (`gradguard.importStrategy: fromEnvironment`,
+ * for a version pinned in the user's project): checked, never installed or changed.
+ */
+export async function interpreterEnvironment(
+  context: vscode.ExtensionContext,
+  interpreter: Interpreter,
+  log: Log,
+): Promise<ServerEnvironment> {
+  const [python, ...args] = interpreter.command;
+  // A folder of the extension's own, never the workspace: a `gradguard/` folder there would be
+  // imported instead of the installed package.
+  const dir = context.globalStorageUri.fsPath;
+  fs.mkdirSync(dir, { recursive: true });
+  const probe = await run(python, [...args, "-c", "import gradguard; print(gradguard.__version__)"], {
+    timeoutMs: 60000,
+    env: pythonEnv(),
+    cwd: dir,
+  });
+  const version = probe.stdout.trim().split("\n").pop() ?? "";
+  if (probe.code !== 0 || version === "") {
+    throw new EnvironmentError(
+      `gradguard.importStrategy is fromEnvironment, but ${interpreter.executable} cannot import gradguard. ` +
+        "Install it in that environment (pip install gradguard), or set gradguard.importStrategy to useBundled.",
+    );
+  }
+  log.info(`Server: gradguard ${version} from the environment of ${interpreter.executable} (importStrategy fromEnvironment)`);
+  return { python, args, dir, wheelVersion: version };
 }

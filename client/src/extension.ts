@@ -16,7 +16,7 @@ import {
   State,
 } from "vscode-languageclient/node";
 import { readClientSettings, RESTART_KEYS, SECTION, serverSection } from "./config";
-import { EnvironmentError, ensureEnvironment, ServerEnvironment } from "./environment";
+import { EnvironmentError, ensureEnvironment, interpreterEnvironment, ServerEnvironment } from "./environment";
 import { Log } from "./log";
 import * as fs from "node:fs";
 import { pythonEnv, run, setOwnFolder } from "./process";
@@ -27,6 +27,45 @@ const RULE_SCHEME = "gradguard-rule";
 const RESTART_DELAY_MS = 500;
 const CRASH_WINDOW_MS = 3 * 60 * 1000;
 const MAX_CRASHES = 3;
+
+// The server links each finding's code to its rule's web page; the extension opens the rule's page
+// from the installed server instead, so the link works offline (and the site need not exist).
+const RULE_CODE = /^GG\d{3}$/;
+const RULE_URL = /https:\/\/gradguard\.dev\/rules\/(GG\d{3})/g;
+const SHOW_RULE_DOCS = "gradguard.showRuleDocs";
+
+function ruleDocsUri(code: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: RULE_SCHEME, path: `/${code}.md` });
+}
+
+/** The code link of a diagnostic: the rule's page as a document, shown as a markdown preview
+ * (package.json associates `gradguard-rule:` documents with the preview). */
+function linkRuleDocs(diagnostics: vscode.Diagnostic[]): void {
+  for (const diagnostic of diagnostics) {
+    const code = diagnostic.code;
+    const value = typeof code === "object" && code !== null ? code.value : code;
+    if (typeof value === "string" && RULE_CODE.test(value)) {
+      diagnostic.code = { value, target: ruleDocsUri(value) };
+    }
+  }
+}
+
+/** Links to a rule's web page in hover text become the command that shows the page offline. */
+function linkRuleDocsInHover(hover: vscode.Hover): vscode.Hover {
+  const contents = hover.contents.map((part) => {
+    if (!(part instanceof vscode.MarkdownString) || !RULE_URL.test(part.value)) return part;
+    RULE_URL.lastIndex = 0;
+    const value = part.value.replace(
+      RULE_URL,
+      (_url, code: string) => `command:${SHOW_RULE_DOCS}?${encodeURIComponent(JSON.stringify([code]))}`,
+    );
+    const rewritten = new vscode.MarkdownString(value, part.supportThemeIcons);
+    rewritten.isTrusted = { enabledCommands: [SHOW_RULE_DOCS] };
+    rewritten.supportHtml = part.supportHtml;
+    return rewritten;
+  });
+  return new vscode.Hover(contents, hover.range);
+}
 
 const DOCUMENT_SELECTOR = [
   { scheme: "file", language: "python" },
@@ -134,7 +173,10 @@ class Controller implements vscode.Disposable {
         `Interpreter: ${this.interpreter.executable} (Python ${this.interpreter.version.join(".")}, from ${this.interpreter.source})`,
       );
       this.status.set("starting", "preparing the server environment");
-      this.environment = await ensureEnvironment(this.context, this.interpreter, this.log);
+      this.environment =
+        settings.importStrategy === "fromEnvironment"
+          ? await interpreterEnvironment(this.context, this.interpreter, this.log)
+          : await ensureEnvironment(this.context, this.interpreter, this.log);
     } catch (err) {
       const message = err instanceof InterpreterError || err instanceof EnvironmentError ? err.message : String(err);
       this.status.set("failed", message);
@@ -175,7 +217,7 @@ class Controller implements vscode.Disposable {
   private createClient(environment: ServerEnvironment, logLevel: string): LanguageClient {
     const serverOptions: ServerOptions = {
       command: environment.python,
-      args: ["-m", "gradguard", "serve"],
+      args: [...environment.args, "-m", "gradguard", "serve"],
       options: {
         // Not the workspace: `-m` would import a `gradguard/` folder there instead of the server.
         cwd: environment.dir,
@@ -214,6 +256,22 @@ class Controller implements vscode.Disposable {
         fileEvents: vscode.workspace.createFileSystemWatcher("**/pyproject.toml"),
       },
       errorHandler,
+      middleware: {
+        // Pulled (VS Code asks) or pushed (older clients): the same rewrite either way.
+        provideDiagnostics: async (document, previousResultId, token, next) => {
+          const report = await next(document, previousResultId, token);
+          if (report !== undefined && report !== null && "items" in report) linkRuleDocs(report.items);
+          return report;
+        },
+        handleDiagnostics: (uri, diagnostics, next) => {
+          linkRuleDocs(diagnostics);
+          next(uri, diagnostics);
+        },
+        provideHover: async (document, position, token, next) => {
+          const hover = await next(document, position, token);
+          return hover ? linkRuleDocsInHover(hover) : hover;
+        },
+      },
       initializationFailedHandler: (error) => {
         this.log.error(`Initialization failed: ${String(error)}`);
         return false;
@@ -228,8 +286,9 @@ class Controller implements vscode.Disposable {
     return client;
   }
 
-  get serverPython(): string | undefined {
-    return this.environment?.python;
+  /** How to run the server's Python (`-m gradguard ...` follows), once it is known. */
+  get serverCommand(): string[] | undefined {
+    return this.environment === undefined ? undefined : [this.environment.python, ...this.environment.args];
   }
 
   async dispose(): Promise<void> {
@@ -245,17 +304,19 @@ class RuleDocs implements vscode.TextDocumentContentProvider {
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const code = uri.path.replace(/^\//, "").replace(/\.md$/, "");
-    const python = this.controller.serverPython;
-    if (python === undefined) return `# ${code}\n\nThe gradguard server is not installed yet; see the gradguard log.\n`;
-    const result = await run(python, ["-m", "gradguard", "rule", code], { timeoutMs: 30000, env: pythonEnv() });
+    const command = this.controller.serverCommand;
+    if (command === undefined) return `# ${code}\n\nThe gradguard server is not installed yet; see the gradguard log.\n`;
+    const [python, ...args] = command;
+    const result = await run(python, [...args, "-m", "gradguard", "rule", code], { timeoutMs: 30000, env: pythonEnv() });
     if (result.code !== 0) return `# ${code}\n\n${result.stderr || result.stdout || result.error || "Unknown rule."}\n`;
     return result.stdout;
   }
 
   async listRules(): Promise<Array<{ code: string; description: string }>> {
-    const python = this.controller.serverPython;
-    if (python === undefined) return [];
-    const result = await run(python, ["-m", "gradguard", "rule", "--all"], { timeoutMs: 30000, env: pythonEnv() });
+    const command = this.controller.serverCommand;
+    if (command === undefined) return [];
+    const [python, ...args] = command;
+    const result = await run(python, [...args, "-m", "gradguard", "rule", "--all"], { timeoutMs: 30000, env: pythonEnv() });
     const rules: Array<{ code: string; description: string }> = [];
     for (const line of result.stdout.split("\n")) {
       const match = /^(GG\d+)\s+(.*)$/.exec(line.trim());
@@ -299,7 +360,7 @@ async function showRuleDocs(docs: RuleDocs, log: Log, code?: unknown): Promise<v
     }
   }
   if (chosen === undefined) return;
-  const uri = vscode.Uri.from({ scheme: RULE_SCHEME, path: `/${chosen}.md` });
+  const uri = ruleDocsUri(chosen);
   try {
     await vscode.commands.executeCommand("markdown.showPreview", uri);
   } catch (err) {
@@ -338,7 +399,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.registerTextDocumentContentProvider(RULE_SCHEME, docs),
     vscode.commands.registerCommand("gradguard.restart", () => ctl.restart("restart command")),
     vscode.commands.registerCommand("gradguard.showLog", () => log.show()),
-    vscode.commands.registerCommand("gradguard.showRuleDocs", (code?: unknown) => showRuleDocs(docs, log, code)),
+    vscode.commands.registerCommand(SHOW_RULE_DOCS, (code?: unknown) => showRuleDocs(docs, log, code)),
     vscode.commands.registerCommand("gradguard.fixAll", () => fixAll(log)),
     vscode.workspace.onDidChangeConfiguration((event) => {
       // The rule settings reach the running server through workspace/didChangeConfiguration; only the
