@@ -349,3 +349,50 @@ def test_an_element_of_a_collected_list_used_in_the_returned_value_hands_it_on(b
     )
     assert analyze(src) == []
 
+
+def test_a_lambda_is_called_with_its_real_arguments() -> None:
+    # `output_transform=lambda x: x`-style helpers: what they return is followed.
+    src = textwrap.dedent(
+        """\
+        import torch
+
+        w = torch.ones(3, requires_grad=True)
+        transform = lambda x: x * 1.0
+        history = []
+        for step in range(3):
+            loss = (w * w).sum()
+            loss.backward()
+            history.append(transform(loss))
+        """
+    )
+    assert [(f.code, f.span.line) for f in analyze(src)] == [("GG301", 9)]
+    assert analyze(src.replace("lambda x: x * 1.0", "lambda x: x.item()")) == []
+
+
+def test_a_loop_whose_call_ran_a_backward_gets_its_second_iteration() -> None:
+    # The loop's text shows no backward (the step is a function held by an object), but its first
+    # iteration ran one: the second meets the graph it freed (torch 2.13 raises there).
+    src = textwrap.dedent(
+        """\
+        import torch
+
+        w = torch.ones(3, requires_grad=True)
+        h = torch.sigmoid(w)
+
+
+        def step(x):
+            (x * 2).sum().backward()
+
+
+        class Runner:
+            def __init__(self, fn):
+                self.fn = fn
+
+
+        runner = Runner(step)
+        for i in range(2):
+            runner.fn(h)
+        """
+    )
+    assert [(f.code, f.span.line) for f in analyze(src)] == [("GG103", 4)]
+

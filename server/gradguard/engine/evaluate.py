@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import sys
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -104,6 +105,7 @@ class Evaluator:
         self.seq = 0
         self.inlines = 0
         self._element_names: dict[int, frozenset[str]] = {}  # per loop: see _element_names
+        self._lambdas: dict[int, ast.FunctionDef] = {}  # per lambda: see lambda_function
         # Arms of `if`s of other modules whose condition is unknown, entered now: what runs there
         # may not run at all, so a finding there is not shown on this file's calling statement.
         self.foreign_doubt = 0
@@ -703,7 +705,28 @@ class Evaluator:
         return UNKNOWN
 
     def e_Lambda(self, node: ast.Lambda) -> Val:
-        return OTHER
+        # A function like any other (`output_transform=lambda x: x`, `key=lambda t: t.norm()`),
+        # called with its real arguments where it is called.
+        func = self.lambda_function(node)
+        self.note_closure(func)
+        return Val(Grad.NONE, Ty.FUNC, info=func)
+
+    def lambda_function(self, node: ast.Lambda) -> ast.FunctionDef:
+        """The lambda as the function it is: its arguments, and `return` its expression (made once
+        per lambda, at the lambda's place, so what is found in it is found there)."""
+        func = self._lambdas.get(id(node))
+        if func is None:
+            ret = ast.copy_location(ast.Return(value=node.body), node.body)
+            extra: dict[str, Any] = {"type_params": []} if sys.version_info >= (3, 12) else {}
+            func = ast.copy_location(
+                ast.FunctionDef(name="<lambda>", args=node.args, body=[ret], decorator_list=[], **extra),
+                node,
+            )
+            self._lambdas[id(node)] = func
+        return func
+
+    def note_closure(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> None:  # see Interpreter
+        return None
 
     def e_ListComp(self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp) -> Val:
         """One abstract pass over the element: a list whose every element is that value."""

@@ -565,12 +565,15 @@ class Interpreter(Evaluator):
         if self.st is None:
             return
         self.st.env[node.name] = Val(Grad.NONE, Ty.FUNC, qual=node.name, info=node)
-        if self.frames:
+        self.note_closure(node)
+
+    def note_closure(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if self.frames and self.st is not None:
             # A closure (a training step a factory returns): the enclosing names it reads, as they
             # are now, when they are bound once, before it (they hold the same value when it runs).
             # The maker's names as they are (the dict itself: the names a closure may keep are bound
             # once, before it, so later statements never change them); decided when it is called.
-            self.closures[node] = (self.frames[-1].func, self.st.env)
+            self.closures[func] = (self.frames[-1].func, self.st.env)
 
     s_AsyncFunctionDef = s_FunctionDef
 
@@ -1020,13 +1023,15 @@ class Interpreter(Evaluator):
         iterations = max_iterations if frame.exact else min(max_iterations, 2 if second else 1)
         may_probe = iterations == 1 and max_iterations >= 2 and not frame.exact
         ends: list[State | None] = []
+        backwards_before = len(self.rep.backward_runs)
+        seen_backward = False  # iteration 1 ran a backward the text did not show (through a call)
         try:
             it = 0
             while it < iterations:
                 it += 1
                 if self.st is None:
                     break
-                if it == 2 and may_probe:
+                if it == 2 and may_probe and not seen_backward:
                     frame.probe = True
                 frame.iteration = it
                 frame.starts[it] = dict(self.st.env)
@@ -1037,8 +1042,12 @@ class Interpreter(Evaluator):
                 frame.continues = []
                 ends.append(end)
                 self.st = end
-                if it == 1 and may_probe and frame.changed_inplace and self.unroll_allowed():
-                    iterations = 2
+                if it == 1 and may_probe and self.unroll_allowed():
+                    # A backward ran (`self.step_fn(batch)` holding the training step): the
+                    # second iteration meets what it freed, as for a loop whose text shows one.
+                    seen_backward = len(self.rep.backward_runs) > backwards_before
+                    if seen_backward or frame.changed_inplace:
+                        iterations = 2
         finally:
             self.loops.pop()
         if frame.starts and self.rep.mentions(node, _TRAINING_LOOP):
