@@ -396,3 +396,22 @@ def test_a_loop_whose_call_ran_a_backward_gets_its_second_iteration() -> None:
     )
     assert [(f.code, f.span.line) for f in analyze(src)] == [("GG103", 4)]
 
+
+@pytest.mark.parametrize(
+    "guard",
+    [
+        "try:\n    {line}\nexcept RuntimeError as e:\n    print(e)\n",
+        "with pytest.raises(RuntimeError):\n    {line}\n",
+    ],
+)
+def test_an_error_the_program_catches_itself_is_not_reported(guard: str) -> None:
+    # A tutorial showing the error (torch 2.13: "element 0 of tensors does not require grad").
+    head = (
+        "import pytest\nimport torch\n\nw = torch.ones(3, requires_grad=True)\n"
+        "with torch.no_grad():\n    z = (w * 2).sum()\n"
+    )
+    assert analyze(head + guard.format(line="z.backward()")) == []
+    assert [f.code for f in analyze(head + "z.backward()\n")] == ["GG106"]
+    other = head + "try:\n    z.backward()\nexcept ValueError:\n    pass\n"
+    assert [f.code for f in analyze(other)] == ["GG106"]
+

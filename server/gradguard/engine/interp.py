@@ -741,7 +741,12 @@ class Interpreter(Evaluator):
         if pre is None:
             return
         self.st = pre.copy()
-        self.block(node.body)
+        catches = any(_catches_runtime_error(h.type) for h in node.handlers)
+        self.rep.catching += catches
+        try:
+            self.block(node.body)
+        finally:
+            self.rep.catching -= catches
         body_end = self.st
         ends: list[State | None] = []
         if node.orelse and body_end is not None:
@@ -785,7 +790,13 @@ class Interpreter(Evaluator):
             if item.optional_vars is not None:
                 self.assign(item.optional_vars, UNKNOWN if val.ty is not Ty.OTHER else OTHER, node)
         self.st.mode = new_mode
-        self.block(node.body)
+        # `with pytest.raises(RuntimeError):` / `self.assertRaises(...)`: the error is expected.
+        catches = any(_expects_error(item.context_expr) for item in node.items)
+        self.rep.catching += catches
+        try:
+            self.block(node.body)
+        finally:
+            self.rep.catching -= catches
         if self.st is not None:
             self.st.mode = saved_mode
 
@@ -846,6 +857,15 @@ class Interpreter(Evaluator):
         if exact is not None and 1 <= len(exact) <= MAX_EXACT_ELEMENTS and self.indexes_by_target(node):
             # A loop that files each element under a key it binds (`features[layers[name]] = x`):
             # followed element by element, so the dict keeps its exact keys.
+            self.each_element(node, exact, elem, every=True)
+            return
+        if (
+            exact is not None
+            and 1 <= len(exact) <= MAX_EXACT_ELEMENTS
+            and any(e.is_tensor and e.obj is not None for e in exact)
+            and _sets_requires_grad(node)
+        ):
+            # `for p in parameters: p.requires_grad = True`: each tensor in turn, so each is changed.
             self.each_element(node, exact, elem, every=True)
             return
         if exact is not None and 1 <= len(exact) <= MAX_EXACT_ELEMENTS and self.builds_modules(node):
@@ -1195,9 +1215,12 @@ class Interpreter(Evaluator):
                 if isinstance(base.info, ModuleInst) and base.ty is Ty.TENSOR:
                     self.set_requires_grad(base.info, flag)
                 if base.is_tensor and isinstance(target.value, (ast.Name, ast.Attribute)):
-                    new = base.with_(
-                        grad=Grad.LEAF if flag is True else Grad.NONE if flag is False else Grad.UNKNOWN
-                    )
+                    grad = Grad.LEAF if flag is True else Grad.NONE if flag is False else Grad.UNKNOWN
+                    if base.obj is not None and base.grad in (Grad.NONE, Grad.LEAF, Grad.UNKNOWN):
+                        # The tensor itself changes, under every name and in every list that holds
+                        # it (`for p in parameters: p.requires_grad = True`).
+                        self.retag_tensor(base.obj, grad)
+                    new = base.with_(grad=grad)
                     self.assign(target.value, new, stmt)
                 elif base.ty is Ty.UNKNOWN and flag is True and isinstance(target.value, ast.Name):
                     # Only a leaf tensor takes `requires_grad = True` (a non-leaf raises): from here on
@@ -1253,6 +1276,25 @@ class Interpreter(Evaluator):
                         self.rep.cell_names.setdefault(path, self.pos.text(target.value))
         elif isinstance(target, ast.Starred):
             self.assign(target.value, UNKNOWN, stmt)
+
+    def retag_tensor(self, obj: object, grad: Grad) -> None:
+        """A tensor's requires_grad set: every binding of it (names, heap cells, list and tuple
+        elements) now has that grad."""
+        st = self.st
+        if st is None:
+            return
+
+        def retag(v: Val) -> Val:
+            if v.obj is obj and v.is_tensor and v.grad is not grad:
+                return v.with_(grad=grad)
+            if v.elts is not None and v.ty in (Ty.LIST, Ty.TUPLE) and any(e.obj is obj for e in v.elts):
+                return v.with_(elts=tuple(retag(e) for e in v.elts))
+            return v
+
+        for key, v in list(st.env.items()):
+            new = retag(v)
+            if new is not v:
+                st.env[key] = new
 
     def write_through_index(self, target: ast.Subscript, val: Val, stmt: ast.stmt) -> None:
         """`fx[i][j] = f(x[i][j])`: the write goes through `fx[i]` into `fx` when every index on
@@ -1418,6 +1460,44 @@ def _feeds_computation(loop: ast.AST, name: str, acc: ast.stmt) -> bool:
                     skip.update(id(n) for n in ast.walk(node))
         if next(name_loads(stmt, name, skip), None) is not None:
             return True
+    return False
+
+
+def _catches_runtime_error(kind: ast.expr | None) -> bool:
+    """Does an `except` clause of this type catch the RuntimeError torch raises?"""
+    if kind is None:
+        return True  # a bare `except:`
+    kinds = kind.elts if isinstance(kind, ast.Tuple) else [kind]
+    return any(
+        isinstance(k, (ast.Name, ast.Attribute))
+        and (k.id if isinstance(k, ast.Name) else k.attr) in ("RuntimeError", "Exception", "BaseException")
+        for k in kinds
+    )
+
+
+def _expects_error(expr: ast.expr) -> bool:
+    """`pytest.raises(RuntimeError)`, `self.assertRaises(RuntimeError)` (or `Exception`), also with
+    a message pattern: a block that expects torch's error."""
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.args):
+        return False
+    return expr.func.attr in ("raises", "assertRaises", "assertRaisesRegex") and _catches_runtime_error(
+        expr.args[0]
+    )
+
+
+def _sets_requires_grad(loop: ast.For | ast.AsyncFor) -> bool:
+    """Does the loop body set `.requires_grad` of what its target names?"""
+    names = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    for stmt in loop.body:
+        for n in ast.walk(stmt):
+            if (
+                isinstance(n, ast.Attribute)
+                and n.attr == "requires_grad"
+                and isinstance(n.ctx, ast.Store)
+                and isinstance(n.value, ast.Name)
+                and n.value.id in names
+            ):
+                return True
     return False
 
 

@@ -84,6 +84,9 @@ class Reporter:
         # A statement of another module -> the statement of this file that ran it (first seen).
         self.anchors: dict[int, ast.stmt] = {}
         self.doubtful: set[int] = set()  # lines of other modules run only where they may not run
+        # Inside `try:` bodies whose handlers catch RuntimeError (and `pytest.raises` blocks): an
+        # error raised there is the program's own business, not a finding.
+        self.catching = 0
         self._unresolved_freezes: bool | None = None if _FREEZES.search(source) else False
         self.findings: dict[tuple[str, Span], Finding] = {}
         self.pending_acc: dict[object, Finding] = {}
@@ -279,9 +282,11 @@ class Reporter:
             span = self.span(node)
         where = span
         finding = Finding(code, message, where, tuple(related or ()), tuple(fixes or ()), chain)
-        self.findings.setdefault((code, where), finding)
         if code in _RAISING:
             self.raised = True  # the program stops here: nothing after it runs on this path
+            if self.catching:
+                return finding  # the program catches that error itself (a tutorial showing it)
+        self.findings.setdefault((code, where), finding)
         return finding
 
     def fix(self, code: str, fix_id: str, kind: str, **params: Any) -> FixRef:
