@@ -1219,7 +1219,7 @@ class Interpreter(Evaluator):
                     if base.obj is not None and base.grad in (Grad.NONE, Grad.LEAF, Grad.UNKNOWN):
                         # The tensor itself changes, under every name and in every list that holds
                         # it (`for p in parameters: p.requires_grad = True`).
-                        self.retag_tensor(base.obj, grad)
+                        self.retag_tensor(base, grad)
                     new = base.with_(grad=grad)
                     self.assign(target.value, new, stmt)
                 elif base.ty is Ty.UNKNOWN and flag is True and isinstance(target.value, ast.Name):
@@ -1277,17 +1277,22 @@ class Interpreter(Evaluator):
         elif isinstance(target, ast.Starred):
             self.assign(target.value, UNKNOWN, stmt)
 
-    def retag_tensor(self, obj: object, grad: Grad) -> None:
+    def retag_tensor(self, tensor: Val, grad: Grad) -> None:
         """A tensor's requires_grad set: every binding of it (names, heap cells, list and tuple
-        elements) now has that grad."""
+        elements) now has that grad. Not its views (they share its identity but were made before,
+        and keep what they were): only bindings with its grad and shape."""
         st = self.st
         if st is None:
             return
+        obj = tensor.obj
+
+        def same(v: Val) -> bool:
+            return v.obj is obj and v.is_tensor and v.grad is tensor.grad and v.shape == tensor.shape
 
         def retag(v: Val) -> Val:
-            if v.obj is obj and v.is_tensor and v.grad is not grad:
+            if same(v):
                 return v.with_(grad=grad)
-            if v.elts is not None and v.ty in (Ty.LIST, Ty.TUPLE) and any(e.obj is obj for e in v.elts):
+            if v.elts is not None and v.ty in (Ty.LIST, Ty.TUPLE) and any(same(e) for e in v.elts):
                 return v.with_(elts=tuple(retag(e) for e in v.elts))
             return v
 
