@@ -82,7 +82,23 @@ def test_continued_shell_command() -> None:
 
 def test_unparsable_cell_is_blanked_not_fatal() -> None:
     nb = Notebook.parse(notebook(("code", "def broken(:\n  pass"), ("code", "import torch")))
-    assert nb.program == "\n\nimport torch\n"
+    # Blanked, its lines kept; what it seems to bind becomes unknown for the cells after it.
+    assert nb.program == "broken = __gradguard_skipped_cell__()\n\nimport torch\n"
+    assert Notebook.parse(notebook(("code", "print(:"), ("code", "x = 1"))).program == "\nx = 1\n"
+
+
+def test_a_name_an_unparsable_cell_rebinds_is_not_the_older_value() -> None:
+    # An exercise notebook: `loss =  # YOUR CODE` is where the student computes a new loss, so the
+    # backward in a later cell is not the earlier cell's second backward.
+    cells = (
+        ("code", "import torch\nw = torch.ones(3, requires_grad=True)\n"),
+        ("code", "loss = (w * w).sum()\nloss.backward()"),
+        ("code", "loss =  # YOUR CODE"),
+        ("code", "loss.backward()"),
+    )
+    assert [f.code for f in check_notebook(notebook(*cells)).findings] == ["GG000"]
+    replaced = (*cells[:2], ("code", "print(:"), cells[3])
+    assert [f.code for f in check_notebook(notebook(*replaced)).findings] == ["GG000", "GG101"]
 
 
 def test_broken_json_and_non_notebooks() -> None:

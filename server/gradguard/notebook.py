@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import json
+import keyword
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -262,9 +263,36 @@ def _cell_python(source: str) -> tuple[str, list[int], SyntaxError | None]:
     try:
         ast.parse(text)
     except (SyntaxError, ValueError) as exc:
-        blank = "\n".join("" for _ in lines), list(range(1, len(lines) + 1))
-        return (*blank, _ipython_error(text, exc))
+        blank = ["" for _ in lines]
+        names = _assigned_names(source)
+        if names:
+            # What later cells read from it is not the value an earlier cell left (an exercise
+            # cell `loss =  # YOUR CODE` is meant to rebind `loss`): those names become unknown.
+            blank[0] = " = ".join(names) + " = __gradguard_skipped_cell__()"
+        return "\n".join(blank), list(range(1, len(lines) + 1)), _ipython_error(text, exc)
     return text, replaced, None
+
+
+# Names a cell that does not parse seems to bind: targets of `=` and augmented assignments (also
+# `a, b = ...`), of `for`, `with ... as`, `def` and `class`. Read line by line from the text, so
+# this over-approximates: a name wrongly taken only becomes unknown.
+_BINDS = re.compile(
+    r"^\s*(?P<targets>[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*,?\s*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)"
+    r"|^\s*(?:async\s+)?for\s+(?P<loop>[\w\s,()]+?)\s+in\b"
+    r"|^\s*(?:async\s+)?(?:def|class)\s+(?P<defined>[A-Za-z_]\w*)"
+    r"|\bas\s+(?P<alias>[A-Za-z_]\w*)"
+)
+
+
+def _assigned_names(source: str) -> list[str]:
+    found: dict[str, None] = {}
+    for line in source.split("\n"):
+        for m in _BINDS.finditer(line):
+            text = m.group("targets") or m.group("loop") or m.group("defined") or m.group("alias") or ""
+            for name in re.findall(r"[A-Za-z_]\w*", text):
+                if not keyword.iskeyword(name):
+                    found[name] = None
+    return list(found)
 
 
 def _ipython_error(text: str, exc: SyntaxError | ValueError) -> SyntaxError | None:
