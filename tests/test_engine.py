@@ -415,3 +415,28 @@ def test_an_error_the_program_catches_itself_is_not_reported(guard: str) -> None
     other = head + "try:\n    z.backward()\nexcept ValueError:\n    pass\n"
     assert [f.code for f in analyze(other)] == ["GG106"]
 
+
+def test_a_helper_called_from_nowhere_here_is_not_assumed_to_run_with_grad() -> None:
+    # accelerate's convert_model: its callers (in other files) run it under torch.no_grad(). Called
+    # here without it, the copy into a fresh parameter raises (torch 2.13: "a leaf Variable that
+    # requires grad is being used in an in-place operation").
+    src = textwrap.dedent(
+        """\
+        import torch.nn as nn
+
+
+        def convert(module):
+            new = nn.Linear(4, 4)
+            new.weight.copy_(module.weight)
+            return new
+        """
+    )
+    assert analyze(src) == []
+    assert [f.code for f in analyze(src + "\n\nconvert(nn.Linear(4, 4))\n")] == ["GG108"]
+    # A module's constructor runs with grad mode on: its in-place change of a parameter is reported.
+    ctor = src.replace("def convert(module):", "class Block(nn.Module):\n    def __init__(self, module):")
+    ctor = ctor.replace("\n    new = nn", "\n        new = nn")
+    ctor = ctor.replace("\n    new.weight", "\n        new.weight")
+    ctor = ctor.replace("\n    return new\n", "\n")
+    assert [f.code for f in analyze(ctor)] == ["GG108"]
+

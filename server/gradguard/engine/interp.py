@@ -55,6 +55,7 @@ _TRAINING_LOOP = re.compile(r"\.backward\(")
 _CLEAR_AFTER_BACKWARD = re.compile(r"\.backward\([\s\S]*zero_grad\([\s\S]*\.step\(")
 _BACKPROP = re.compile(r"backward|autograd")
 _CALLED = re.compile(r"(\w+)\(")  # the names a text calls
+_GRAD_ON_METHODS = frozenset({"__init__", "forward", "__call__"})  # run with grad mode on in training
 # A loop that assembles layers: `layers.append(nn.Linear(...))`, `layers += [...]`, `add_module(`.
 _TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 _BUILDS_LAYERS = re.compile(r"\bnn\.[A-Z]\w*\(|add_module\(|\.append\([A-Z]\w*\(")
@@ -244,10 +245,18 @@ class Interpreter(Evaluator):
                 self.st = st
             st.env[params[0].arg] = inst
         self.frames.append(Frame(func))
+        # Called from nowhere in this file, it runs in whatever grad mode its callers elsewhere set:
+        # a helper that runs no backward itself (copying or converting weights, predicting) is
+        # often called under `torch.no_grad()`, so an error only grad mode would raise is not
+        # claimed there. A function that runs a backward needs grad mode on anyway, and a module's
+        # constructor and forward run with it in training.
+        assumed = func.name not in _GRAD_ON_METHODS and not _BACKPROP.search(self.rep.segment(func))
+        self.rep.catching += assumed
         try:
             self.block(func.body)
         finally:
             self.frames.pop()
+            self.rep.catching -= assumed
 
     # -- classes --------------------------------------------------------------------
 
