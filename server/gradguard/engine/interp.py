@@ -251,12 +251,18 @@ class Interpreter(Evaluator):
         # claimed there. A function that runs a backward needs grad mode on anyway, and a module's
         # constructor and forward run with it in training.
         assumed = func.name not in _GRAD_ON_METHODS and not _BACKPROP.search(self.rep.segment(func))
-        self.rep.catching += assumed
         try:
-            self.block(func.body)
+            self.block_catching(func.body, assumed)
         finally:
             self.frames.pop()
-            self.rep.catching -= assumed
+
+    def block_catching(self, body: Sequence[ast.stmt], catches: bool) -> None:
+        """Run ``body``; when ``catches``, the errors it raises are not findings (see Reporter.add)."""
+        self.rep.catching += catches
+        try:
+            self.block(body)
+        finally:
+            self.rep.catching -= catches
 
     # -- classes --------------------------------------------------------------------
 
@@ -750,12 +756,7 @@ class Interpreter(Evaluator):
         if pre is None:
             return
         self.st = pre.copy()
-        catches = any(_catches_runtime_error(h.type) for h in node.handlers)
-        self.rep.catching += catches
-        try:
-            self.block(node.body)
-        finally:
-            self.rep.catching -= catches
+        self.block_catching(node.body, any(_catches_runtime_error(h.type) for h in node.handlers))
         body_end = self.st
         ends: list[State | None] = []
         if node.orelse and body_end is not None:
@@ -800,12 +801,7 @@ class Interpreter(Evaluator):
                 self.assign(item.optional_vars, UNKNOWN if val.ty is not Ty.OTHER else OTHER, node)
         self.st.mode = new_mode
         # `with pytest.raises(RuntimeError):` / `self.assertRaises(...)`: the error is expected.
-        catches = any(_expects_error(item.context_expr) for item in node.items)
-        self.rep.catching += catches
-        try:
-            self.block(node.body)
-        finally:
-            self.rep.catching -= catches
+        self.block_catching(node.body, any(_expects_error(item.context_expr) for item in node.items))
         if self.st is not None:
             self.st.mode = saved_mode
 
