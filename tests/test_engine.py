@@ -440,3 +440,86 @@ def test_a_helper_called_from_nowhere_here_is_not_assumed_to_run_with_grad() -> 
     ctor = ctor.replace("\n    return new\n", "\n")
     assert [f.code for f in analyze(ctor)] == ["GG108"]
 
+
+def test_state_named_by_setattr_and_getattr_is_carried_like_an_attribute() -> None:
+    src = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        class Runner:
+            def __init__(self):
+                self.cell = nn.GRUCell(3, 3)
+                self.h = torch.zeros(1, 3)
+                self.opt = torch.optim.SGD(self.cell.parameters(), lr=0.1)
+
+            def step(self, x):
+                setattr(self, "h", self.cell(x, getattr(self, "h")))
+                loss = self.h.pow(2).sum()
+                self.opt.zero_grad()
+                loss.backward()
+                self.opt.step()
+
+        r = Runner()
+        for _ in range(3):
+            r.step(torch.randn(1, 3))
+        """
+    )
+    assert [(f.code, f.span.line) for f in analyze(src)] == [("GG104", 11)]
+
+
+@pytest.mark.parametrize(("flag", "found"), [("True", ["GG301"]), ("False", [])])
+def test_set_grad_enabled_with_a_known_flag_decides_recording(flag: str, found: list[str]) -> None:
+    src = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+
+        def run(model, training):
+            torch.set_grad_enabled(training)
+            total = 0
+            for _ in range(3):
+                loss = model(torch.randn(2, 4)).pow(2).mean()
+                total += loss
+            torch.set_grad_enabled(True)
+            print(float(total))
+
+        run(nn.Linear(4, 1), {flag})
+        """
+    )
+    assert [f.code for f in analyze(src)] == found
+
+
+@pytest.mark.parametrize(
+    ("test", "reset"),
+    [
+        ('"train" not in meters or meters["train"] is None', True),
+        ('"train" in meters and meters["train"] is not None', False),
+    ],
+)
+def test_a_boolean_test_of_known_operands_decides_the_branch(test: str, reset: bool) -> None:
+    # Known keys and None-ness decide `or`/`and`: the meter made on first use is the one updated.
+    src = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+
+        class Meter:
+            def __init__(self):
+                self.sum = 0
+
+            def update(self, val):
+                self.sum += val
+
+        model = nn.Linear(4, 1)
+        meters = {{"train": None}}
+        for step in range(3):
+            loss = model(torch.randn(2, 4)).pow(2).mean()
+            loss.backward()
+            if {test}:
+                meters["train"] = Meter()
+            if meters["train"] is not None:
+                meters["train"].update(loss)
+        """
+    )
+    assert [f.code for f in analyze(src)] == (["GG301"] if reset else [])

@@ -98,6 +98,8 @@ class Evaluator:
         self.st = State()
         self.globals_env: dict[str, Val] = self.st.env
         self.loops: list[LoopFrame] = []
+        # getattr/setattr calls as the attribute accesses they spell, made once per call and name.
+        self.spelled: dict[tuple[int, str], ast.Attribute] = {}
         self.spread: dict[ast.Starred, Val] = {}
         self.frames: list[Frame] = []
         self.stmt_stack: list[ast.stmt] = []
@@ -855,6 +857,13 @@ class Evaluator:
                     return self.module_call(callee.module, node, args, kwargs)
             return self.method_call(recv, func.attr, node, args, kwargs)
         fval = self.expr(func)
+        if fval.qual in ("builtins.getattr", "builtins.setattr"):
+            spelled = self.spelled_attribute(node, store=fval.qual == "builtins.setattr")
+            if spelled is not None:
+                if isinstance(spelled.ctx, ast.Load):
+                    return self.expr(spelled)  # `getattr(model, "encoder")` reads model.encoder
+                self.assign_target(spelled, self.expr(node.args[2]))
+                return NONE_VAL
         args = [self.expr(a) for a in node.args]
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords if k.arg is not None}
         if fval.ty is Ty.QUAL and fval.qual:
@@ -862,6 +871,31 @@ class Evaluator:
         if fval.ty is Ty.FUNC:
             return self.call_local(fval, node, args, kwargs)
         return self.call_value(fval, node, args, kwargs)
+
+    def spelled_attribute(self, node: ast.Call, store: bool) -> ast.Attribute | None:
+        """``getattr(obj, name)`` / ``setattr(obj, name, value)`` with a name known here (a constant,
+        or a loop's key over a known dict) as the attribute access it spells; a default given to
+        getattr is only used when the attribute is missing, which the access then leaves unknown."""
+        counts = (3,) if store else (2, 3)
+        starred = any(isinstance(a, ast.Starred) for a in node.args)
+        if node.keywords or len(node.args) not in counts or starred:
+            return None
+        spelled = node.args[1]
+        attr: object
+        if isinstance(spelled, ast.Constant):
+            attr = spelled.value
+        else:
+            name = self.peek(spelled)
+            attr = name.lit[0] if name.lit is not None and len(name.lit) == 1 else None
+        if not isinstance(attr, str) or not attr.isidentifier():
+            return None
+        key = (id(node), attr)
+        made = self.spelled.get(key)
+        if made is None:
+            made = ast.Attribute(value=node.args[0], attr=attr, ctx=ast.Store() if store else ast.Load())
+            ast.copy_location(made, node)
+            self.spelled[key] = made
+        return made
 
     def call_value(self, fval: Val, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
         """Calling a value: a module, a function or class of this file, an object with ``__call__``."""
@@ -1080,8 +1114,11 @@ class Evaluator:
         if self.st is None or not node.args:
             return
         arg = node.args[0]
+        truth = self.peek(arg).truth if isinstance(arg, (ast.Name, ast.Attribute)) else None
         if isinstance(arg, ast.Constant):
             self.st.mode = GradMode.ON if arg.value else GradMode.OFF
+        elif truth is not None:
+            self.st.mode = GradMode.ON if truth else GradMode.OFF  # a flag known here (`loader.training`)
         else:
             self.st.mode = GradMode.MAYBE
 

@@ -635,6 +635,23 @@ class Interpreter(Evaluator):
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             inner = self.static_truth(test.operand)
             return None if inner is None else not inner
+        if isinstance(test, ast.BoolOp):
+            # `if key not in stats or stats[key] is None:` where each operand is known (or one decides).
+            decides = isinstance(test.op, ast.Or)
+            parts = []
+            for operand in test.values:
+                part = self.static_truth(operand)
+                if part is decides:
+                    return decides
+                parts.append(part)
+            return None if None in parts else not decides
+        if (
+            isinstance(test, ast.Compare)
+            and len(test.ops) == 1
+            and isinstance(test.ops[0], (ast.In, ast.NotIn))
+        ):
+            found = self.membership(test.left, test.comparators[0])
+            return None if found is None else found is isinstance(test.ops[0], ast.In)
         if (
             isinstance(test, ast.Compare)
             and len(test.ops) == 1
@@ -683,6 +700,34 @@ class Interpreter(Evaluator):
             and not test.keywords
         ):
             return self.isinstance_truth(self.peek(test.args[0]), test.args[1])
+        return None
+
+    def membership(self, item: ast.expr, container: ast.expr) -> bool | None:
+        """``item in container`` for a known string or number and a dict (or its ``.keys()``) whose
+        keys are all known, or a sequence of known literals; None when not certain."""
+        if not isinstance(item, (ast.Constant, ast.Name, ast.Attribute, ast.Subscript)):
+            return None
+        key = constant(item) if isinstance(item, ast.Constant) else self.peek(item)
+        if key.lit is None or type(key.lit[0]) not in (str, int):
+            return None
+        if (
+            isinstance(container, ast.Call)
+            and isinstance(container.func, ast.Attribute)
+            and container.func.attr == "keys"
+            and not container.args
+            and not container.keywords
+        ):
+            container = container.func.value
+        if not isinstance(container, (ast.Name, ast.Attribute, ast.Subscript)):
+            return None
+        held = self.peek(container)
+        if held.ty is Ty.DICT and held.keys is not None and held.elts is not None:
+            return key.lit[0] in held.keys
+        if held.ty in (Ty.LIST, Ty.TUPLE) and held.elts is not None:
+            lits = [e.lit[0] if e.lit is not None else None for e in held.elts]
+            if key.lit[0] in lits:
+                return True
+            return False if all(type(x) in (str, int) for x in lits) else None
         return None
 
     def type_test_truth(self, test: ast.Compare) -> bool | None:
@@ -871,6 +916,16 @@ class Interpreter(Evaluator):
             and _sets_requires_grad(node)
         ):
             # `for p in parameters: p.requires_grad = True`: each tensor in turn, so each is changed.
+            self.each_element(node, exact, elem, every=True)
+            return
+        objects = exact is not None and all(_project_object(e) for e in exact)
+        if exact is not None and 2 <= len(exact) <= MAX_EXACT_ELEMENTS and objects:
+            # Over a few objects of the project's classes (`for loader in self.loaders:`, agents,
+            # meters): each object in turn, so each keeps its own fields and state.
+            self.each_element(node, exact, elem, every=True)
+            return
+        if exact is not None and 1 <= len(exact) <= MAX_EXACT_ELEMENTS and _spells_attributes(node):
+            # `for name in ("W", "Z"): getattr(model, name)`: each attribute in turn.
             self.each_element(node, exact, elem, every=True)
             return
         if exact is not None and 1 <= len(exact) <= MAX_EXACT_ELEMENTS and self.builds_modules(node):
@@ -1511,6 +1566,29 @@ def _sets_requires_grad(loop: ast.For | ast.AsyncFor) -> bool:
     return False
 
 
+def _project_object(val: Val) -> bool:
+    """An instance of a plain class of the project (not a torch module): a loader, an agent, a meter."""
+    return val.ty is Ty.OTHER and val.module is not None and val.module.user_class is not None
+
+
+def _spells_attributes(loop: ast.For | ast.AsyncFor) -> bool:
+    """Does the loop body get or set an attribute named by what its target binds
+    (`getattr(model, name)`, `setattr(self, key, value)`)?"""
+    names = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    for stmt in loop.body:
+        for n in ast.walk(stmt):
+            if (
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Name)
+                and n.func.id in ("getattr", "setattr")
+                and len(n.args) >= 2
+                and isinstance(n.args[1], ast.Name)
+                and n.args[1].id in names
+            ):
+                return True
+    return False
+
+
 def _free_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     """Names a function reads that it does not bind itself (its parameters included)."""
     bound = {a.arg for a in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)}
@@ -1595,9 +1673,17 @@ def _bound_once_before(binds: _Bindings, name: str, inner: ast.AST) -> bool:
 
 
 def _indexes_by_target(loop: ast.For | ast.AsyncFor) -> bool:
-    """Does the loop body write a subscript keyed by a name the loop binds (`sums[idx] += v`)?"""
+    """Does the loop body write a subscript keyed by a name the loop binds (`sums[idx] += v`), or
+    call a method of what is filed under it (`meters[name].update(v)`)?"""
     bound = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
     for stmt in ast.walk(ast.Module(body=loop.body, type_ignores=[])):
+        if (
+            isinstance(stmt, ast.Call)
+            and isinstance(stmt.func, ast.Attribute)
+            and isinstance(stmt.func.value, ast.Subscript)
+            and any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(stmt.func.value.slice))
+        ):
+            return True
         if isinstance(stmt, ast.Assign):
             targets = stmt.targets
         elif isinstance(stmt, ast.AugAssign):

@@ -94,6 +94,7 @@ class ModuleTable:
         self._by_path[path] = found
         return found
 
+
 @dataclass(slots=True)
 class Namespace:
     """A module of the project bound to a name (``import utils as U``): its names after it ran,

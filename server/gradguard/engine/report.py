@@ -105,6 +105,9 @@ class Reporter:
         self.pending_steps: dict[Span, tuple[ast.Call, ast.AST]] = {}
         # GG302 in a loop with no optimizer step seen yet (see masked): kept until the end.
         self.pending_masks: dict[Span, tuple[Finding, LoopFrame]] = {}
+        # GG104 findings of one loop and backward, with the names each says carry the state: one
+        # that names them all stands for the others (one bug, one squiggle).
+        self.carried: dict[tuple[int, int], list[tuple[frozenset[str], Finding]]] = {}
         # Syntax facts of loops, asked once each; only during the analysis, while the tree is alive.
         self._first_reads: dict[tuple[int, str], ast.Name | None] = {}
         self._read_first: dict[tuple[int, str], bool] = {}
@@ -961,7 +964,11 @@ class Reporter:
             freed,
             self.next_iteration_fails(run),
         ]
-        self.add(
+        same = self.carried.setdefault((id(loop.node), id(run.call)), [])
+        named = frozenset(names)
+        if any(named <= earlier for earlier, _ in same):
+            return  # another graph these names carry, already reported with them
+        finding = self.add(
             "GG104",
             read if read is not None else run.call,
             {"name": names[0], "names": _listed(names), "backward_line": run.call.lineno},
@@ -970,6 +977,10 @@ class Reporter:
             chain,
             variant="several" if len(names) > 1 else None,
         )
+        for earlier, found in same:
+            if earlier < named and self.findings.get((found.code, found.span)) is found:
+                del self.findings[(found.code, found.span)]
+        same.append((named, finding))
 
     def carried_cell(
         self, run: BackwardRun, site: Site, loop: LoopFrame, chain: str, built: Related, freed: Related

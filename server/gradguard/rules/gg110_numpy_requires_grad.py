@@ -241,6 +241,29 @@ env_action = np.clip(action, -1.0, 1.0)
         line=9,
         error="RuntimeError: Can't call numpy() on Tensor that requires grad",
     ),
+    # Hard thresholding of named parameters: `getattr(model, name)` is the live parameter.
+    Invalid(
+        """\
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+class Sparse(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.W = nn.Parameter(torch.randn(4, 4))
+        self.Z = nn.Parameter(torch.randn(4, 4))
+
+
+model = Sparse()
+for name, keep in {"W": 0.5, "Z": 0.3}.items():
+    param = getattr(model, name)
+    kept = np.percentile(np.abs(param), 100 * (1 - keep))
+""",
+        line=16,
+        error="RuntimeError: Can't call numpy() on Tensor that requires grad",
+    ),
 ]
 
 

@@ -218,4 +218,38 @@ mean_val = sum(float(v) for v in val_losses) / len(val_losses)
         line=22,
         effect="any(isinstance(v, torch.Tensor) and v.requires_grad for v in val_losses)",
     ),
+    # A tracking trainer's meters, made per phase on first use and fed the stats dict's tensors.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+
+class AverageMeter:
+    def __init__(self):
+        self.sum = 0
+        self.count = 0
+
+    def update(self, val, n=1):
+        self.sum += val * n
+        self.count += n
+
+
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+meters = {"train": None}
+for step in range(3):
+    loss = nn.functional.mse_loss(model(torch.randn(8, 4)), torch.randn(8, 1))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    stats = {"Loss/total": loss, "Loss/l2": loss}
+    if "train" not in meters or meters["train"] is None:
+        meters["train"] = {name: AverageMeter() for name in stats.keys()}
+    for name, val in stats.items():
+        meters["train"][name].update(val, 8)
+""",
+        line=27,
+        effect='meters["train"]["Loss/total"].sum.requires_grad',
+    ),
 ]
