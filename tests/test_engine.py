@@ -523,3 +523,156 @@ def test_a_boolean_test_of_known_operands_decides_the_branch(test: str, reset: b
         """
     )
     assert [f.code for f in analyze(src)] == (["GG301"] if reset else [])
+
+
+def test_a_negative_literal_keeps_its_sign_in_shapes() -> None:
+    # `view(-1)` of three elements is (3,): a lost sign made it `view(1)`, one element.
+    src = textwrap.dedent(
+        """\
+        import torch
+
+        w = torch.randn(3, requires_grad=True)
+        y = (w * 2).view(-1)
+        y.backward()
+        """
+    )
+    assert [f.code for f in analyze(src)] == ["GG109"]
+
+
+def test_a_list_built_backwards_with_insert_keeps_its_graphs() -> None:
+    # Lambda returns built with `targets.insert(0, ...)`, stacked: a step of the value model between
+    # building them and backpropagating the actor loss changes weights that graph saved.
+    src = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        value = nn.Linear(3, 1)
+        value_opt = torch.optim.Adam(value.parameters())
+        states = torch.randn(3, 3, requires_grad=True)
+        values = value(states)
+        targets = []
+        nxt = values[-1]
+        for t in reversed(range(3)):
+            nxt = values[t] + 0.9 * nxt
+            targets.insert(0, nxt)
+        returns = torch.stack(targets)
+        value_loss = (value(states.detach()) - returns.detach()).pow(2).mean()
+        value_opt.zero_grad()
+        value_loss.backward()
+        value_opt.step()
+        (-returns.mean()).backward()
+        """
+    )
+    assert [(f.code, f.span.line) for f in analyze(src)] == [("GG111", 17)]
+
+
+def test_a_sum_read_only_to_report_an_average_is_still_a_leak() -> None:
+    src = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        total = 0
+        for it in range(1, 11):
+            loss = model(torch.randn(2, 4)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += loss
+            if it % 5 == 0:
+                avg = total / 5
+                total = 0
+                print(f"{avg.item():.4f}")
+        """
+    )
+    assert [(f.code, f.span.line) for f in analyze(src)] == [("GG301", 12)]
+
+
+def test_an_optimizer_never_cleared_is_found_when_another_steps_first() -> None:
+    # A seq2seq train() clears only the encoder's optimizer; both step after one backward.
+    src = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        enc, dec = nn.Linear(4, 4), nn.Linear(4, 1)
+        enc_opt = torch.optim.SGD(enc.parameters(), lr=0.1)
+        dec_opt = torch.optim.SGD(dec.parameters(), lr=0.1)
+
+        def train(x):
+            enc_opt.zero_grad()
+            loss = dec(enc(x)).pow(2).mean()
+            loss.backward()
+            enc_opt.step()
+            dec_opt.step()
+
+        for it in range(5):
+            train(torch.randn(2, 4))
+        """
+    )
+    found = analyze(src)
+    assert [(f.code, f.span.line) for f in found] == [("GG201", 11)]
+    assert "dec_opt.zero_grad()" in found[0].message
+
+
+def test_functional_call_with_the_model_parameters_builds_a_graph_that_grad_frees() -> None:
+    src = textwrap.dedent(
+        """\
+        from collections import OrderedDict
+
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        from torch.func import functional_call
+
+        model = nn.Linear(4, 3)
+        params = OrderedDict(model.named_parameters())
+        x, y = torch.randn(5, 4), torch.randint(0, 3, (5,))
+        loss = F.cross_entropy(functional_call(model, params, (x,)), y)
+        grads = torch.autograd.grad(loss, list(params.values()))
+        loss.backward()
+        """
+    )
+    assert [(f.code, f.span.line) for f in analyze(src)] == [("GG101", 13)]
+
+
+def test_losses_made_under_no_grad_from_unknown_numbers_have_no_graph() -> None:
+    # `weight * loss / 2 ** scale` with numbers not known here: under no_grad it is still no graph.
+    src = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        def evaluate(model, x, weights, scales):
+            with torch.no_grad():
+                total = 0
+                for scale in scales:
+                    total += weights[scale] * model(x).mean() / 2**scale
+            total.backward()
+
+        evaluate(nn.Linear(4, 1), torch.randn(2, 4), {0: 1.0, 1: 0.5}, [0, 1])
+        """
+    )
+    assert [(f.code, f.span.line) for f in analyze(src)] == [("GG106", 9)]
+
+
+def test_a_sequential_subclass_runs_its_modules_in_order() -> None:
+    src = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        class Head(nn.Sequential):
+            def __init__(self, n):
+                super().__init__(nn.Linear(n, n), nn.Sigmoid())
+
+        head = Head(4)
+        out = head(torch.randn(2, 4))
+        out += 1
+        out.sum().backward()
+        """
+    )
+    assert [(f.code, f.span.line) for f in analyze(src)] == [("GG107", 10)]

@@ -21,6 +21,10 @@ class ClassInfo:
     # Its base classes defined in the project, in order: what `super()` calls reach.
     bases: tuple[ClassInfo, ...] = ()
     consts: dict[str, ast.Constant] = field(default_factory=dict)  # `export = False` in its body
+    autograd_function: bool = False  # a `torch.autograd.Function`: called through `.apply`
+    # It extends `nn.Sequential` (`class ConvLayer(nn.Sequential)`): without a forward of its own,
+    # calling it runs its modules in order.
+    sequential: bool = False
 
     def inherit(self) -> None:
         """Take what the bases define and it does not (methods, properties, record fields)."""
@@ -159,3 +163,47 @@ class SuperRef:
 
     cls: ClassInfo
     inst: Any
+
+
+def sequential_base(base: str, module_aliases: set[str]) -> bool:
+    """Does this base class name `nn.Sequential` (through an alias of `torch.nn`)?"""
+    parts = base.split(".")
+    return parts[-1] == "Sequential" and ".".join(parts[:-1]) in module_aliases
+
+
+def autograd_function_base(base: str, function_imported: bool) -> bool:
+    """Does this base class name `torch.autograd.Function` (``Function`` imported from there)?"""
+    return base in ("torch.autograd.Function", "autograd.Function") or (
+        base == "Function" and function_imported
+    )
+
+
+def saved_by_forward(cls: ClassInfo) -> tuple[frozenset[int], bool] | None:
+    """What a custom Function's ``forward`` keeps with ``ctx.save_for_backward``: the positions of
+    its own arguments among them (after ``ctx``), and whether it keeps the tensor it returns. None
+    when that is not plain to see (no single returned name, a saved expression, several returns)."""
+    forward = cls.methods.get("forward")
+    if forward is None:
+        return None
+    params = [a.arg for a in forward.args.posonlyargs + forward.args.args][1:]  # after ctx
+    returns = [n for n in ast.walk(forward) if isinstance(n, ast.Return)]
+    if len(returns) != 1 or not isinstance(returns[0].value, ast.Name):
+        return None
+    returned = returns[0].value.id
+    saved: set[int] = set()
+    keeps_output = False
+    for n in ast.walk(forward):
+        if not (
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr == "save_for_backward"
+        ):
+            continue
+        for arg in n.args:
+            if not isinstance(arg, ast.Name):
+                return None
+            if arg.id == returned:
+                keeps_output = True
+            elif arg.id in params:
+                saved.add(params.index(arg.id))
+    return frozenset(saved), keeps_output

@@ -9,19 +9,20 @@ from __future__ import annotations
 import ast
 import builtins
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from .. import observations as obs
 from . import shapes as shp
 from . import torchapi as api
-from .classes import SuperRef
+from .classes import ClassInfo, SuperRef, saved_by_forward
 from .modules import LINE_BLOCK, LazyImport, Namespace
 from .report import Reporter
 from .state import BackwardRun, Dirt, LoopFrame, State, join_states
 from .values import (
     EMPTY,
     FALSE,
+    NO_GRAD_CAUSE,
     NONE_VAL,
     NUMBER,
     OTHER,
@@ -48,7 +49,6 @@ _DISTRIBUTION = "torch.distributions"  # the qual of a torch.distributions objec
 _OVERRIDES = ("backward", "step")  # a user module's own methods of these names win over torch's
 _BUILTIN_NAMES = frozenset(vars(builtins))
 # What cut the graph of a value computed with recording off; GG106 says "{cause} on line N cut it off".
-NO_GRAD_CAUSE = "computing it under `torch.no_grad()`"
 MAX_INLINE_DEPTH = 10
 MAX_INLINES = 400
 
@@ -98,6 +98,9 @@ class Evaluator:
         self.st = State()
         self.globals_env: dict[str, Val] = self.st.env
         self.loops: list[LoopFrame] = []
+        # A clear in a per-micro-batch helper that threw gradients away (check_discard), by
+        # optimizer, with its loop: reported when that optimizer steps after the loop.
+        self.pending_discards: dict[int, tuple[obs.DiscardedGradients, ast.AST, Any]] = {}
         # getattr/setattr calls as the attribute accesses they spell, made once per call and name.
         self.spelled: dict[tuple[int, str], ast.Attribute] = {}
         self.spread: dict[ast.Starred, Val] = {}
@@ -410,6 +413,13 @@ class Evaluator:
             return OTHER
         if isinstance(node.op, ast.USub) and val.requires_grad:
             return self.op_result(node, (val,), saves=False, shape=val.shape)
+        if val.ty is Ty.NUMBER and not isinstance(node.op, ast.UAdd):
+            known = val.lit[0] if val.lit is not None else None
+            if type(known) in (int, float) and isinstance(node.op, ast.USub):
+                return Val(Grad.NONE, Ty.NUMBER, lit=(-known,))  # type: ignore[operator]
+            if type(known) is int and isinstance(node.op, ast.Invert):
+                return Val(Grad.NONE, Ty.NUMBER, lit=(~known,))
+            return NUMBER
         return (
             val
             if val.ty is Ty.NUMBER
@@ -473,7 +483,7 @@ class Evaluator:
             shape = right.shape
         if right.ty is Ty.NUMBER and left.is_tensor:
             shape = left.shape
-        if not (left.requires_grad or right.requires_grad):
+        if not (left.requires_grad or right.requires_grad) and self.mode() is not GradMode.OFF:
             if left.grad is Grad.NONE and right.grad is Grad.NONE:
                 return Val(
                     Grad.NONE,
@@ -607,7 +617,7 @@ class Evaluator:
         func = self.frames[-1].func
         cls = self.defined_in.get(id(func))
         params = func.args.posonlyargs + func.args.args
-        if cls is None or not cls.bases or not params:
+        if cls is None or not (cls.bases or cls.sequential) or not params:
             return None
         recv = self.lookup(params[0].arg)
         if recv.module is None or recv.module.user_class is None:
@@ -834,10 +844,15 @@ class Evaluator:
             recv = self.expr(func.value)
             args = [self.expr(a) for a in node.args]
             kwargs = {k.arg: self.expr(k.value) for k in node.keywords if k.arg is not None}
+            if isinstance(recv.info, SuperRef) and func.attr == "__init__":
+                if self.sequential_init(recv.info, func.attr, node, args):
+                    return NONE_VAL
             if isinstance(recv.info, (Namespace, SuperRef)):  # `U.postprocess(x)`, `super().__init__()`
                 return self.call_value(self.attribute(func, recv), node, args, kwargs)
             if recv.ty is Ty.QUAL:
                 return self.qual_call(f"{recv.qual}.{func.attr}", node, args, kwargs)
+            if func.attr == "apply" and isinstance(recv.info, ClassInfo) and recv.info.autograd_function:
+                return self.custom_function(recv.info, node, args, kwargs)
             path = self.path_of(func)
             stored = self.st.env.get(path) if path is not None and self.st is not None else None
             if stored is not None and stored.ty is not Ty.UNKNOWN:
@@ -981,6 +996,8 @@ class Evaluator:
             return NUMBER
         if qual.startswith("torch.nn.utils.clip_grad"):
             return OTHER  # scales gradients, clears nothing (and backpropagates nothing)
+        if qual in _FUNCTIONAL_CALLS:
+            return self.functional_call(node, args, kwargs)
         if qual.startswith("torch.distributions.") and name[:1].isupper():
             # A distribution object: its parameters' graphs flow into log_prob/entropy/rsample.
             params = tuple(a for a in (*args, *kwargs.values()) if a.is_tensor)
@@ -1198,6 +1215,7 @@ class Evaluator:
                 Grad.UNKNOWN,
                 Ty.LIST if name == "list" else Ty.TUPLE,
                 elts=args[0].elts,
+                item=args[0].item if args[0].ty in (Ty.LIST, Ty.TUPLE) and args[0].elts is None else None,
                 taints=args[0].taints,
             )
         self.escape(args, kwargs)
@@ -1483,7 +1501,11 @@ class Evaluator:
                 continue
             # The first backward since the last step (of any optimizer) that adds onto applied
             # gradients: where their zero_grad() belongs.
-            window_start = "applied" in flags and stmt is not None and not _backward_of(flags)
+            window_start = (
+                "applied" in flags and stmt is not None and (not _backward_of(flags) or "rewindow" in flags)
+            )
+            if window_start:
+                flags = frozenset(f for f in flags if not isinstance(f, ast.AST) and f != "rewindow")
             # Which of its parameters certainly hold a gradient now: its step changes those.
             tags: set[object] = {("reached", obj) for obj in reached & info.objs}
             # A backward whose graph reaches no other optimizer's parameters is this one's loss
@@ -1564,6 +1586,10 @@ class Evaluator:
                     self.list_append(holder_path, held, value, node, at=at)
                 elif holder_path is not None and self.st is not None:
                     self.st.env[holder_path] = holder.with_(taints=holder.taints | value.taints)
+            elif name == "insert" and path is not None and len(node.args) == 2 and not kwargs:
+                # `targets.insert(0, target)` (returns built backwards): an append at the front.
+                at_front = args[0].lit == (0,)
+                self.list_append(path, recv, value, node, front=at_front, exact=at_front or recv.elts == ())
             elif name == "extend" and path is not None and value.elts is not None and self.st is not None:
                 for elt in value.elts:  # as many appends, in order
                     self.list_append(path, self.st.env.get(path, recv), elt, node)
@@ -1626,16 +1652,27 @@ class Evaluator:
         return UNKNOWN
 
     def list_append(
-        self, name: str, lst: Val, value: Val, node: ast.Call, at: ast.expr | None = None
+        self,
+        name: str,
+        lst: Val,
+        value: Val,
+        node: ast.Call,
+        at: ast.expr | None = None,
+        front: bool = False,
+        exact: bool = True,
     ) -> None:
-        """``name.append(value)``, or ``name[at].append(value)`` for a list held in a container."""
+        """``name.append(value)``, or ``name[at].append(value)`` for a list held in a container;
+        ``front``: ``insert(0, value)``; not ``exact``: inserted where it is not known."""
         st = self.st
         if st is None:
             return
-        if lst.elts is not None:
+        if lst.elts is not None and exact:
             # Exact in this iteration too: a loop that is not followed over each of its
             # iterations summarises its lists when it ends (Interpreter.loop).
-            new = lst.with_(elts=(*lst.elts, value), item=None)
+            new = lst.with_(elts=(value, *lst.elts) if front else (*lst.elts, value), item=None)
+        elif lst.elts is not None:
+            item = elements(lst)
+            new = lst.with_(elts=None, item=value if item is EMPTY else join(item, value) if item else None)
         else:
             item = elements(lst)
             new = lst.with_(elts=None, item=value if item is EMPTY else join(item, value) if item else None)
@@ -1647,17 +1684,17 @@ class Evaluator:
                 # An object's list (`self.history.append(loss)`): a leak when what an earlier
                 # iteration appended is still there (nothing reset or consumed it).
                 if self.later_iteration() and any(t.kind == "carried" and t.key == key for t in lst.taints):
-                    self.accumulate_in_object(stmt, node.func.value, node.args[0], value, key)  # type: ignore[attr-defined]
+                    self.accumulate_in_object(stmt, node.func.value, node.args[-1], value, key)  # type: ignore[attr-defined]
                 new = new.with_(taints=new.taints | acc_taints(stmt, key))
             elif (
                 name in frame.starts.get(1, {})
                 and name not in self.rebound_in(frame.node)
                 and isinstance(stmt, ast.Expr)
                 and stmt.value is node
-                and self.built_while_kept(value, name, node.args[0])
+                and self.built_while_kept(value, name, node.args[-1])
             ):
                 key = ("acc", id(stmt))
-                self.rep.accumulate(stmt, name, node.args[0], value, key)
+                self.rep.accumulate(stmt, name, node.args[-1], value, key)
                 new = new.with_(taints=new.taints | {Taint("accumulated", stmt, key)})
         if value.taints:
             new = new.with_(taints=new.taints | value.taints)
@@ -1891,6 +1928,9 @@ class Evaluator:
         saved: set[object] = set()
         # Tensors given by keyword are inputs too (`F.linear(x, w, bias=b)` depends on `b`).
         all_inputs = (recv, *args, *(v for v in kwargs.values() if v.is_tensor))
+        if method and name in _SIZE_ARGUMENTS:
+            # Their other arguments are sizes, dims or norms: a number not known here is no input.
+            all_inputs = (recv, *(a for a in args if a.is_tensor))
         if name in api.SAVES_SELF and recv.obj is not None:
             saved.add(recv.obj)
         if name in api.SAVES_OTHER:
@@ -2148,11 +2188,23 @@ class Evaluator:
         if not _within(loop, stmt) and self.frames and _within(self.frames[-1].func, stmt):
             region = self.frames[-1].func
         step = self.step_after(stmt, node, region)
+        if step is None and region is not loop and self.frames and not self.stepped_in(loop):
+            # A helper called per micro-batch that clears first, its optimizer stepped after the
+            # loop (`for mb in batches: trainer.forward_backward(mb)` then `trainer.optim_step()`):
+            # reported if that step comes, with nothing stepped in the loop.
+            if _before_in(region, stmt, backward):
+                found = obs.DiscardedGradients(stmt, node, backward, None)
+                self.pending_discards[id(info)] = (found, loop, self.defined_in.get(id(self.frames[-1].func)))
+            return
         if step is None or self.rep.blocks.get(id(step)) is getattr(region, "body", None):
             return  # accumulation means a step under a condition (`if (i + 1) % k == 0:`)
         if not _before_in(region, stmt, backward):
             return  # a clear between two backward passes of one iteration (gradient surgery)
         self.rep.publish(obs.DiscardedGradients(stmt, node, backward, step))
+
+    def stepped_in(self, loop: ast.AST) -> bool:
+        """Has an optimizer step run in this loop so far (in its body or a call it made)?"""
+        return any(f.node is loop and f.stepped for f in self.loops)
 
     def step_after(self, stmt: ast.stmt, zero_grad: ast.Call, region: ast.AST) -> ast.stmt | None:
         """The `<same optimizer>.step()` statement after ``stmt`` in the region of one iteration
@@ -2194,6 +2246,9 @@ class Evaluator:
     def optimizer_method(self, recv: Val, name: str, node: ast.Call) -> Val:
         info = recv.info
         if name == "zero_grad" and isinstance(info, OptimizerInfo):
+            pending = self.pending_discards.get(id(info))
+            if pending is not None and all(f.node is not pending[1] for f in self.loops):
+                del self.pending_discards[id(info)]  # cleared again after that loop: no step used them
             self.check_discard(info, node)
             self.set_grads(info, frozenset())
             if self.st is not None:
@@ -2204,6 +2259,24 @@ class Evaluator:
         if name == "step" and isinstance(info, OptimizerInfo) and (node.args or node.keywords):
             self.set_grads(info, None)  # a closure runs its own backward passes
         if name == "step" and isinstance(info, OptimizerInfo):
+            pending = self.pending_discards.pop(id(info), None)
+            if pending is not None and all(f.node is not pending[1] for f in self.loops):
+                # The loop of micro-batches ended: this step applies the last one only. The clear
+                # moves after this step when both are the same object's methods, spelled alike.
+                found, _, cls = pending
+                step_stmt = self.stmt_stack[-1] if self.stmt_stack else None
+                same = (
+                    isinstance(step_stmt, ast.Expr)
+                    and step_stmt.value is node
+                    and isinstance(node.func, ast.Attribute)
+                    and isinstance(found.call.func, ast.Attribute)
+                    and ast.dump(node.func.value) == ast.dump(found.call.func.value)
+                    and _rooted_at_self(node.func.value)
+                    and cls is not None
+                    and self.frames
+                    and self.defined_in.get(id(self.frames[-1].func)) is cls
+                )
+                self.rep.publish(replace(found, step=step_stmt) if same else found)
             for frame in self.loops:
                 frame.stepped = True
             flags = self.grads(info)
@@ -2220,8 +2293,11 @@ class Evaluator:
             for other in self.optimizers:
                 other_flags = self.grads(other) if other is not info else None
                 if other_flags is not None and _backward_of(other_flags) is not None:
-                    # A step of another optimizer ends the window: the next backward starts one.
-                    self.set_grads(other, frozenset(f for f in other_flags if isinstance(f, str)))
+                    # A step of another optimizer ends the window: the next backward starts one. Until
+                    # then the backward that added onto applied gradients is kept: both optimizers may
+                    # step after one backward (an encoder's and a decoder's).
+                    kept = {f for f in other_flags if isinstance(f, (str, ast.AST))}
+                    self.set_grads(other, frozenset(kept | {"rewindow"}))
         if name == "step" and isinstance(info, OptimizerInfo) and self.st is not None:
             # The step changes every parameter in place: graphs that saved them are stale.
             stmt = self.stmt_stack[-1] if self.stmt_stack else node
@@ -2265,6 +2341,59 @@ class Evaluator:
             )
         for child in list(inst.children.values()) + inst.seq_children:
             self.set_requires_grad(child, flag)
+
+    def sequential_init(self, ref: SuperRef, name: str, node: ast.Call, args: list[Val]) -> bool:
+        """``super().__init__(*layers)`` in a subclass of ``nn.Sequential``: its modules, in order."""
+        inst = ref.inst
+        cls = inst.user_class
+        if cls is None or not cls.sequential or cls.after(ref.cls, name) is not None:
+            return False
+        given = self.spread_args(node, args)
+        if given is None or not all(a.ty is Ty.MODULE and a.module is not None for a in given):
+            inst.kind = "opaque"  # modules not known one by one: calling it tells nothing
+            return True
+        inst.seq_children.extend(a.module for a in given if a.module is not None)
+        return True
+
+    def custom_function(self, cls: ClassInfo, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
+        """``MyFn.apply(x, w, ...)`` of a ``torch.autograd.Function`` of the project: one graph node
+        over its tensor arguments, keeping what its ``forward`` saves (its own output included, so
+        a later in-place change of the result is caught)."""
+        saved = saved_by_forward(cls)
+        if saved is None or kwargs or any(isinstance(a, ast.Starred) for a in node.args):
+            self.escape(args, kwargs)
+            return self.unknown_result(node)
+        positions, keeps_output = saved
+        kept = frozenset(
+            a.obj for i, a in enumerate(args) if i in positions and a.is_tensor and a.obj is not None
+        )
+        inputs = tuple(a for a in args if a.is_tensor or a.ty is Ty.UNKNOWN)
+        return self.op_result(
+            node, inputs, saves=bool(positions) or keeps_output, saved=kept, saves_output=keeps_output
+        )
+
+    def functional_call(self, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
+        """``torch.func.functional_call(model, params, (x,))``: the model's forward with the given
+        tensors for its parameters. Followed as a call of the model when every given tensor requires
+        grad (its own parameters, or fast weights computed from them); the result also depends on them."""
+        if len(args) < 3 or args[0].ty is not Ty.MODULE or args[0].module is None or node.keywords:
+            self.escape(args, kwargs)
+            return self.unknown_result(node)
+        params, inputs = args[1], args[2]
+        values = params.elts if params.elts is not None else (params.item,) if params.item else None
+        if (
+            params.ty is not Ty.DICT
+            or not values
+            or not all(v is not None and v.requires_grad for v in values)
+        ):
+            self.escape(args, kwargs)
+            return self.unknown_result(node)
+        given = list(inputs.elts) if inputs.ty is Ty.TUPLE and inputs.elts is not None else [inputs]
+        out = self.module_call(args[0].module, node, given, {})
+        if out.is_tensor and out.grad is Grad.GRAPH:
+            extra = frozenset().union(*(v.sites for v in values if v is not None))
+            out = out.with_(sites=out.sites | extra)
+        return out
 
     def module_call(self, inst: ModuleInst, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
         out = self._module_call(inst, node, args, kwargs)
@@ -2374,6 +2503,11 @@ class Evaluator:
             if len([c for c in inst.seq_children if c.has_params]) >= 1 and x.requires_grad:
                 saved.add(inst.seq_children[0].params_obj)
         fwd = _entry(inst) if inst.kind == "user" else None
+        if fwd is None and inst.kind == "user" and inst.user_class is not None and inst.user_class.sequential:
+            # A subclass of nn.Sequential without a forward of its own: its modules, in order.
+            out = self.run_children(inst, node, x)
+            marker = self.new_site(node, False, tuple(args), frozenset(), inst, call_args)
+            return _add_site(out, marker)
         if fwd is not None:
             if self.can_inline(fwd):
                 inner = self.inline(
@@ -2621,12 +2755,20 @@ class Evaluator:
         vals = list(outputs.elts) if outputs.elts is not None else [outputs]
         inputs = args[1] if len(args) > 1 else kwargs.get("inputs", UNKNOWN)
         leaves: set[object] = set()
-        for v in inputs.elts if inputs.elts is not None and inputs.ty is not Ty.PARAMS else (inputs,):
+        if inputs.elts is not None and inputs.ty is not Ty.PARAMS:
+            given: tuple[Val, ...] = inputs.elts
+        elif inputs.ty in (Ty.LIST, Ty.TUPLE) and inputs.item is not None:
+            given = (inputs.item,)  # what holds of every element (`list(fast_weights.values())`)
+        else:
+            given = (inputs,)
+        for v in given:
             if v.ty is Ty.PARAMS and isinstance(v.info, tuple):
                 for m in v.info:
                     leaves |= m.all_params_objs()
             elif v.grad is Grad.LEAF and v.obj is not None:
                 leaves.add(v.obj)
+            elif v.grad is Grad.GRAPH and v.root is not None:
+                leaves.add(v.root)  # a non-leaf input (fast weights): the pass stops at its node
         self.grad_inputs = frozenset(leaves)
         tensors = [v for v in vals if v.is_tensor]
         if len(tensors) > 1:
@@ -3017,6 +3159,13 @@ class DefaultValue:
     val: Val
 
 
+def _rooted_at_self(node: ast.expr) -> bool:
+    """``self.optimizer``, ``self.opts.optimizer``: an attribute path starting at ``self``."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
 def _backward_of(flags: frozenset[object]) -> ast.AST | None:
     """The backward statement recorded in an optimizer's `.grad` state (see grads_added)."""
     return next((f for f in flags if isinstance(f, ast.AST)), None)
@@ -3176,6 +3325,16 @@ def _default(node: ast.expr) -> Val:
             return Val(Grad.NONE, Ty.NUMBER, lit=(-value,))
     return UNKNOWN
 
+
+_FUNCTIONAL_CALLS = frozenset({"torch.func.functional_call", "torch.nn.utils.stateless.functional_call"})
+
+# Tensor methods whose arguments besides the tensor are sizes, dims, orders or flags.
+_SIZE_ARGUMENTS = frozenset(
+    {"view", "reshape", "repeat", "expand", "permute", "transpose", "flatten", "squeeze", "unsqueeze"}
+    | {"narrow", "select", "roll", "flip", "tile", "unflatten", "movedim", "swapaxes", "swapdims"}
+    | {"sum", "mean", "norm", "std", "var", "amax", "amin", "logsumexp", "cumsum", "prod"}
+    | {"softmax", "log_softmax"}
+)
 
 _SHAPE_METHODS = frozenset(
     {"view", "reshape", "flatten", "transpose", "permute", "unsqueeze", "squeeze", "t", "softmax"}
@@ -3416,7 +3575,7 @@ def _on_path(site: Site, leaves: frozenset[object], memo: dict[int, bool]) -> bo
         memo[key] = True
         return True
     for inp in site.inputs:
-        if inp.grad is Grad.LEAF and inp.obj in leaves:
+        if inp.grad is Grad.LEAF and inp.obj in leaves or inp.root is not None and inp.root in leaves:
             found = True
         elif inp.root is not None and _on_path(inp.root, leaves, memo):
             found = True

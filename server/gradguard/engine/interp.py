@@ -15,7 +15,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import torchapi as api
-from .classes import ClassInfo, is_module_base, namedtuple_class, record_fields, torch_layer_base
+from .classes import (
+    ClassInfo,
+    autograd_function_base,
+    is_module_base,
+    namedtuple_class,
+    record_fields,
+    sequential_base,
+    torch_layer_base,
+)
 from .evaluate import (
     MAX_EXACT_ELEMENTS,
     Evaluator,
@@ -58,7 +66,7 @@ _CALLED = re.compile(r"(\w+)\(")  # the names a text calls
 _GRAD_ON_METHODS = frozenset({"__init__", "forward", "__call__"})  # run with grad mode on in training
 # A loop that assembles layers: `layers.append(nn.Linear(...))`, `layers += [...]`, `add_module(`.
 _TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
-_BUILDS_LAYERS = re.compile(r"\bnn\.[A-Z]\w*\(|add_module\(|\.append\([A-Z]\w*\(")
+_BUILDS_LAYERS = re.compile(r"\bnn\.[A-Z]\w*\(|add_module\(|\.append\([A-Z]\w*\(|\+= \[[A-Z]\w*\(")
 
 
 class Interpreter(Evaluator):
@@ -73,6 +81,7 @@ class Interpreter(Evaluator):
         self._lazy_keep: list[LazyImport] = []
         self.class_infos: dict[int, ClassInfo] = {}  # by id of the class statement
         self.classes: dict[str, ClassInfo] = {}
+        self.function_imported = False  # `from torch.autograd import Function` (see discover_classes)
         self.module_aliases: set[str] = set()
         self._self_instances: dict[str, Val] = {}
         self._backprop_funcs: set[str] | None = None
@@ -268,6 +277,12 @@ class Interpreter(Evaluator):
 
     def discover_classes(self, body: Sequence[ast.stmt], importer: str) -> None:
         own = importer == self.filename  # this file's classes win over same-named imported ones
+        self.function_imported = any(
+            isinstance(n, ast.ImportFrom)
+            and n.module == "torch.autograd"
+            and any(a.name == "Function" and a.asname is None for a in n.names)
+            for n in body
+        )
         imported: dict[str, tuple[ast.ImportFrom, str]] = {}
         local = {n: c for n, c in self.classes.items()} if own else {}  # classes a base may name
         for node in body:
@@ -304,6 +319,14 @@ class Interpreter(Evaluator):
                 info = ClassInfo(
                     node, is_mod or layer is not None, fields=record_fields(node), torch_base=layer
                 )
+                info.sequential = any(sequential_base(b, self.module_aliases) for b in bases) or any(
+                    base.sequential for base in user_bases
+                )
+                if info.sequential:
+                    info.is_module = True
+                info.autograd_function = any(
+                    autograd_function_base(b, self.function_imported) for b in bases
+                ) or any(base.autograd_function for base in user_bases)
                 for item in node.body:  # `export = False` in the class body
                     if (
                         isinstance(item, ast.Assign)
@@ -391,6 +414,7 @@ class Interpreter(Evaluator):
             inst.has_params = (
                 cls.torch_base is not None
                 or any(c.has_params for c in inst.children.values())
+                or any(c.has_params for c in inst.seq_children)
                 or any(v.grad is Grad.LEAF for v in inst.attrs.values())
             )
         return val
@@ -924,6 +948,15 @@ class Interpreter(Evaluator):
             # meters): each object in turn, so each keeps its own fields and state.
             self.each_element(node, exact, elem, every=True)
             return
+        if (
+            exact is not None
+            and 1 <= len(exact) <= MAX_EXACT_ELEMENTS
+            and all(e.lit is not None for e in exact)
+            and _subscripts_by_target(node)
+        ):
+            # `for name in POLLUTANTS: train(models[name])`: each key in turn, so each reads its own.
+            self.each_element(node, exact, elem, every=True)
+            return
         if exact is not None and 1 <= len(exact) <= MAX_EXACT_ELEMENTS and _spells_attributes(node):
             # `for name in ("W", "Z"): getattr(model, name)`: each attribute in turn.
             self.each_element(node, exact, elem, every=True)
@@ -1301,6 +1334,8 @@ class Interpreter(Evaluator):
                 owner.module.attrs[target.attr] = val  # __init__ of a class in this file
                 if val.ty is Ty.MODULE and val.module is not None and owner.module.user_class is not None:
                     owner.module.children[target.attr] = val.module
+                    if owner.module.user_class.sequential:
+                        owner.module.seq_children.append(val.module)  # registered in order
             if path is not None:
                 st.env[path] = val
                 if path[0] == "@":
@@ -1504,12 +1539,23 @@ _REPORTING = frozenset(
 )
 
 
-def _feeds_computation(loop: ast.AST, name: str, acc: ast.stmt) -> bool:
+def _feeds_computation(loop: ast.AST, name: str, acc: ast.stmt, depth: int = 0) -> bool:
     """Is ``name`` read in the loop body, outside its accumulating statement, other than to report it
-    (print, f-strings, ``.item()``, logging)? Then the sum is state the loop computes with."""
+    (print, f-strings, ``.item()``, logging, or a name made from it only to be reported:
+    ``avg = total / n; print(avg.item())``)? Then the sum is state the loop computes with."""
     skip: set[int] = set()
     for stmt in getattr(loop, "body", []):
         for node in ast.walk(stmt):
+            if (
+                isinstance(node, ast.Assign)
+                and node is not acc
+                and depth < 2
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id != name
+                and not _feeds_computation(loop, node.targets[0].id, node, depth + 1)
+            ):
+                skip.update(id(n) for n in ast.walk(node))
             if node is acc or isinstance(node, ast.JoinedStr):
                 skip.update(id(n) for n in ast.walk(node))
             elif isinstance(node, ast.Call):
@@ -1569,6 +1615,18 @@ def _sets_requires_grad(loop: ast.For | ast.AsyncFor) -> bool:
 def _project_object(val: Val) -> bool:
     """An instance of a plain class of the project (not a torch module): a loader, an agent, a meter."""
     return val.ty is Ty.OTHER and val.module is not None and val.module.user_class is not None
+
+
+def _subscripts_by_target(loop: ast.For | ast.AsyncFor) -> bool:
+    """Does the loop body read a subscript keyed by exactly the name its target binds (`models[name]`)?"""
+    if not isinstance(loop.target, ast.Name):
+        return False
+    name = loop.target.id
+    return any(
+        isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name) and n.slice.id == name
+        for stmt in loop.body
+        for n in ast.walk(stmt)
+    )
 
 
 def _spells_attributes(loop: ast.For | ast.AsyncFor) -> bool:

@@ -283,6 +283,14 @@ class OptimizerInfo:
     grads_key: str = field(default_factory=lambda: f"@grads{next(_OBJ_IDS)}")
 
 
+NO_GRAD_CAUSE = "computing it under `torch.no_grad()`"
+
+
+def _both_no_grad(a: tuple[str, object] | None, b: tuple[str, object] | None) -> bool:
+    """Both computed under no_grad (on different lines): that is why neither has a graph."""
+    return a is not None and b is not None and a[0] == b[0] == NO_GRAD_CAUSE
+
+
 def join(a: Val, b: Val) -> Val:
     """What certainly holds of a value that is ``a`` on one path and ``b`` on another."""
     if a is b:
@@ -316,7 +324,7 @@ def join(a: Val, b: Val) -> Val:
         module=a.module if a.module is b.module else None,
         qual=a.qual if a.qual == b.qual else None,
         info=a.info if a.info is b.info else None,
-        cause=a.cause if a.cause == b.cause else None,
+        cause=a.cause if a.cause == b.cause or _both_no_grad(a.cause, b.cause) else None,
         taints=_join_taints(a.taints, b.taints),
         via_data=a.via_data and b.via_data,
         is_none_literal=a.is_none_literal and b.is_none_literal,

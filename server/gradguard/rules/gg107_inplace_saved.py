@@ -279,6 +279,54 @@ opt.step()
         error="RuntimeError: one of the variables needed for gradient computation has been modified "
         "by an inplace operation",
     ),
+    # A StyleGAN2-style block: a custom autograd.Function keeps its output for backward, inside a
+    # layer that extends nn.Sequential, and the residual is added onto that output in place.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class ScaledLeakyReLU(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input, bias):
+        out = F.leaky_relu(input + bias, 0.2) * 2**0.5
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (out,) = ctx.saved_tensors
+        grad = grad_output * torch.where(out >= 0, 2**0.5, 0.2 * 2**0.5)
+        return grad, grad.sum(0)
+
+
+class Activation(nn.Module):
+    def __init__(self, channels):
+        super().__init__()
+        self.bias = nn.Parameter(torch.zeros(channels))
+
+    def forward(self, x):
+        return ScaledLeakyReLU.apply(x, self.bias)
+
+
+class LinearLayer(nn.Sequential):
+    def __init__(self, n_in, n_out):
+        super().__init__(nn.Linear(n_in, n_out, bias=False), Activation(n_out))
+
+
+torch.manual_seed(0)
+layer, skip = LinearLayer(4, 4), nn.Linear(4, 4)
+x = torch.randn(3, 4)
+out = layer(x)
+out += skip(x)
+out.pow(2).mean().backward()
+""",
+        line=38,
+        error="RuntimeError: one of the variables needed for gradient computation has been modified "
+        "by an inplace operation",
+    ),
 ]
 
 

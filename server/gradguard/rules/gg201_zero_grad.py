@@ -351,6 +351,39 @@ for i, (x, y) in enumerate(batches):
         line=10,
         effect="torch.allclose(kept, single)",
     ),
+    # A trainer API: forward_backward() per micro-batch clears first, optim_step() after them all.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def forward_backward(self, x, y):
+        self.optimizer.zero_grad()
+        loss = nn.functional.mse_loss(self.model(x), y) / 3
+        loss.backward()
+
+    def optim_step(self):
+        self.optimizer.step()
+
+
+torch.manual_seed(0)
+trainer = Trainer(nn.Linear(4, 1))
+batches = [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(3)]
+for x, y in batches:
+    trainer.forward_backward(x, y)
+kept = trainer.model.weight.grad.clone()
+last = torch.autograd.grad(nn.functional.mse_loss(trainer.model(x), y) / 3, trainer.model.weight)[0]
+trainer.optim_step()
+""",
+        line=11,
+        effect="torch.allclose(kept, last)",
+    ),
 ]
 
 
