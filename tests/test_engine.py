@@ -676,3 +676,52 @@ def test_a_sequential_subclass_runs_its_modules_in_order() -> None:
         """
     )
     assert [(f.code, f.span.line) for f in analyze(src)] == [("GG107", 10)]
+
+
+def test_next_of_an_iterator_gives_its_elements_with_the_graph_they_share() -> None:
+    # A diffusion Trainer cycles over slices of a dataset a trainable conv made before training.
+    src = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        def cycle(batches):
+            while True:
+                for b in batches:
+                    yield b
+
+        to_input = nn.Conv1d(1, 4, kernel_size=1)
+        head = nn.Conv1d(4, 1, kernel_size=1)
+        opt = torch.optim.Adam(head.parameters())
+        dataset = to_input(torch.randn(8, 1, 16))
+        dl = cycle([dataset[i : i + 4] for i in range(0, 8, 4)])
+        for step in range(3):
+            loss = head(next(dl)).pow(2).mean()
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+        """
+    )
+    assert [(f.code, f.span.line) for f in analyze(src)] == [("GG103", 12)]
+
+
+@pytest.mark.parametrize("take", ["feats[step]", "next(stream)"])
+def test_elements_a_comprehension_computed_one_by_one_share_no_graph(take: str) -> None:
+    # Each element has its own graph: backpropagating one per iteration reuses nothing.
+    src = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+
+        enc, head = nn.Linear(4, 4), nn.Linear(4, 1)
+        opt = torch.optim.SGD(head.parameters(), lr=0.1)
+        feats = [enc(torch.randn(2, 4)) for _ in range(3)]
+        stream = iter(feats)
+        for step in range(3):
+            loss = head({take}).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """
+    )
+    assert analyze(src) == []

@@ -98,6 +98,7 @@ class Evaluator:
         self.st = State()
         self.globals_env: dict[str, Val] = self.st.env
         self.loops: list[LoopFrame] = []
+        self.comprehending = 0  # inside the abstract pass of a comprehension over many elements
         # A clear in a per-micro-batch helper that threw gradients away (check_discard), by
         # optimizer, with its loop: reported when that optimizer steps after the loop.
         self.pending_discards: dict[int, tuple[obs.DiscardedGradients, ast.AST, Any]] = {}
@@ -154,6 +155,7 @@ class Evaluator:
             inputs,
         )
         site.seq = self.next_seq()
+        site.per_element = self.comprehending > 0
         return site
 
     def lookup(self, name: str) -> Val:
@@ -792,12 +794,16 @@ class Evaluator:
                     item = join(item, r)
                 return self._comp_out(node, item)
             return Val(Grad.NONE, Ty.LIST, elts=tuple(results))
-        for i, gen in enumerate(node.generators):
-            it = first if i == 0 else self.expr(gen.iter)
-            self.assign_target(gen.target, self.iter_element(it, gen.iter))
-            for cond in gen.ifs:
-                self.expr(cond)
-        return self._comp_out(node, self._comp_value(node))
+        self.comprehending += 1
+        try:
+            for i, gen in enumerate(node.generators):
+                it = first if i == 0 else self.expr(gen.iter)
+                self.assign_target(gen.target, self.iter_element(it, gen.iter))
+                for cond in gen.ifs:
+                    self.expr(cond)
+            return self._comp_out(node, self._comp_value(node))
+        finally:
+            self.comprehending -= 1
 
     def _comp_value(
         self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp, key_done: bool = False
@@ -1171,6 +1177,11 @@ class Evaluator:
                 parts = tuple(self.one_element(a) for a in args)
             taints = frozenset().union(*(a.taints for a in args))
             return Val(Grad.NONE, Ty.LIST, item=Val(Grad.NONE, Ty.TUPLE, elts=parts), taints=taints)
+        if name == "iter" and len(args) == 1 and args[0].ty in (Ty.LIST, Ty.TUPLE):
+            return args[0].with_(ty=Ty.LIST)  # an iterator over it yields its elements
+        if name == "next" and len(args) == 1 and args[0].ty in (Ty.LIST, Ty.TUPLE):
+            # One element of what an iterator or generator yields (`next(self.dl)` of `cycle(batches)`).
+            return self.one_element(args[0])
         if name == "super" and not args:
             found = self.super_ref()
             if found is not None:
@@ -3057,7 +3068,7 @@ def _before_this_run(ipath: IPath, active: dict[int, int]) -> bool:
 def _shared_part(val: Val, active: dict[int, int], depth: int) -> Val:
     """``val`` without the graph nodes made in loops that have ended (see ``_element``)."""
     if val.sites:
-        keep = frozenset(x for x in val.sites if _before_this_run(x.ipath, active))
+        keep = frozenset(x for x in val.sites if _before_this_run(x.ipath, active) and not x.per_element)
         if keep != val.sites:
             val = val.with_(sites=keep, root=val.root if val.root in keep else None)
     if val.elts is not None and depth > 0:

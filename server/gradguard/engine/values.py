@@ -70,6 +70,7 @@ class Site:
         "stmts",
         "saves_own_output",
         "frozen",
+        "per_element",
     )
 
     def __init__(
@@ -103,6 +104,9 @@ class Site:
         self.saves_own_output = False
         # A call of a module whose parameters were frozen: its graph reaches no parameter of it.
         self.frozen = False
+        # Made in the one abstract pass of a comprehension over many elements: a different node
+        # in each element of its result (as for a list filled in a loop).
+        self.per_element = False
 
     def __repr__(self) -> str:
         return f"Site({type(self.node).__name__}@{getattr(self.node, 'lineno', '?')}, ipath={self.ipath})"
