@@ -1553,6 +1553,7 @@ def _feeds_computation(loop: ast.AST, name: str, acc: ast.stmt, depth: int = 0) 
                 and len(node.targets) == 1
                 and isinstance(node.targets[0], ast.Name)
                 and node.targets[0].id != name
+                and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.value))
                 and not _feeds_computation(loop, node.targets[0].id, node, depth + 1)
             ):
                 skip.update(id(n) for n in ast.walk(node))
