@@ -354,17 +354,11 @@ class Evaluator:
 
     def e_Compare(self, node: ast.Compare) -> Val:
         vals = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
-        if (
-            len(node.ops) == 1
-            and isinstance(node.ops[0], (ast.In, ast.NotIn))
-            and vals[0].lit is not None
-            and vals[1].ty is Ty.DICT
-            and vals[1].keys is not None
-            and vals[1].elts is not None
-        ):
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) and vals[1].ty is Ty.DICT:
             # `"neg_bias" in cfg.logit_reg` on a dict whose keys are all known.
-            found = vals[0].lit[0] in vals[1].keys
-            return Val(Grad.NONE, Ty.OTHER, truth=found if isinstance(node.ops[0], ast.In) else not found)
+            found = contains(vals[0], vals[1])
+            if found is not None:
+                return Val(Grad.NONE, Ty.OTHER, truth=found if isinstance(node.ops[0], ast.In) else not found)
         if any(v.is_tensor for v in vals) and all(
             isinstance(o, (ast.Lt, ast.Gt, ast.LtE, ast.GtE, ast.Eq, ast.NotEq)) for o in node.ops
         ):
@@ -1134,16 +1128,18 @@ class Evaluator:
         return UNKNOWN
 
     def set_grad_statement(self, node: ast.Call) -> None:
-        if self.st is None or not node.args:
-            return
-        arg = node.args[0]
-        truth = self.peek(arg).truth if isinstance(arg, (ast.Name, ast.Attribute)) else None
+        if self.st is not None and node.args:
+            self.st.mode = self.flag_mode(node.args[0])
+
+    def flag_mode(self, arg: ast.expr) -> GradMode:
+        """The grad mode ``set_grad_enabled(arg)`` sets: a constant, or a flag known here
+        (`train_G=False`, `loader.training`); else either."""
         if isinstance(arg, ast.Constant):
-            self.st.mode = GradMode.ON if arg.value else GradMode.OFF
-        elif truth is not None:
-            self.st.mode = GradMode.ON if truth else GradMode.OFF  # a flag known here (`loader.training`)
-        else:
-            self.st.mode = GradMode.MAYBE
+            return GradMode.ON if arg.value else GradMode.OFF
+        truth = self.peek(arg).truth if isinstance(arg, (ast.Name, ast.Attribute)) else None
+        if truth is not None:
+            return GradMode.ON if truth else GradMode.OFF
+        return GradMode.MAYBE
 
     def builtin_call(self, name: str, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
         if name in ("float", "int", "bool") and args:
@@ -2213,6 +2209,10 @@ class Evaluator:
             return  # a clear between two backward passes of one iteration (gradient surgery)
         self.rep.publish(obs.DiscardedGradients(stmt, node, backward, step))
 
+    def running(self, loop: ast.AST) -> bool:
+        """Is this loop one the flow is in now?"""
+        return any(f.node is loop for f in self.loops)
+
     def stepped_in(self, loop: ast.AST) -> bool:
         """Has an optimizer step run in this loop so far (in its body or a call it made)?"""
         return any(f.node is loop and f.stepped for f in self.loops)
@@ -2258,7 +2258,7 @@ class Evaluator:
         info = recv.info
         if name == "zero_grad" and isinstance(info, OptimizerInfo):
             pending = self.pending_discards.get(id(info))
-            if pending is not None and all(f.node is not pending[1] for f in self.loops):
+            if pending is not None and not self.running(pending[1]):
                 del self.pending_discards[id(info)]  # cleared again after that loop: no step used them
             self.check_discard(info, node)
             self.set_grads(info, frozenset())
@@ -2271,7 +2271,7 @@ class Evaluator:
             self.set_grads(info, None)  # a closure runs its own backward passes
         if name == "step" and isinstance(info, OptimizerInfo):
             pending = self.pending_discards.pop(id(info), None)
-            if pending is not None and all(f.node is not pending[1] for f in self.loops):
+            if pending is not None and not self.running(pending[1]):
                 # The loop of micro-batches ended: this step applies the last one only. The clear
                 # moves after this step when both are the same object's methods, spelled alike.
                 found, _, cls = pending
@@ -3419,6 +3419,23 @@ def _before_in(loop: ast.AST, first: ast.stmt, then: ast.stmt) -> bool:
 def _plural(val: Val) -> bool:
     """Is this a tensor with certainly not one element?"""
     return val.plural or shp.not_scalar(val.shape)
+
+
+def contains(key: Val, container: Val) -> bool | None:
+    """``key in container`` for a known string or number and a dict whose keys are all known, or
+    a sequence of known literals; None when not certain."""
+    if key.lit is None:
+        return None
+    if container.ty is Ty.DICT and container.keys is not None and container.elts is not None:
+        return key.lit[0] in container.keys
+    if type(key.lit[0]) not in (str, int):
+        return None
+    if container.ty in (Ty.LIST, Ty.TUPLE) and container.elts is not None:
+        lits = [e.lit[0] if e.lit is not None else None for e in container.elts]
+        if key.lit[0] in lits:
+            return True
+        return False if all(type(x) in (str, int) for x in lits) else None
+    return None
 
 
 def compare_truth(node: ast.Compare, vals: list[Val]) -> bool | None:

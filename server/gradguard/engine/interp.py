@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -35,6 +35,7 @@ from .evaluate import (
     carries_graph,
     compare_truth,
     constant,
+    contains,
     known_truth,
 )
 from .modules import LINE_BLOCK, MAX_MODULES, NEVER_FOLLOWED, ForeignModule, LazyImport, Loader, Namespace
@@ -94,7 +95,7 @@ class Interpreter(Evaluator):
         self._grad_clears: dict[int, frozenset[int]] = {}  # by statement
         self._self_refs: dict[int, bool] = {}
         self.namespaces: dict[str, dict[str, Val]] = {}  # project module path -> its names
-        self._indexes: dict[int, bool] = {}  # by loop: does its body file elements under its target?
+        self._loop_facts: dict[tuple[int, object], bool] = {}  # by loop and fact (see loop_fact)
 
     # -- entry point ---------------------------------------------------------------
 
@@ -744,15 +745,7 @@ class Interpreter(Evaluator):
             container = container.func.value
         if not isinstance(container, (ast.Name, ast.Attribute, ast.Subscript)):
             return None
-        held = self.peek(container)
-        if held.ty is Ty.DICT and held.keys is not None and held.elts is not None:
-            return key.lit[0] in held.keys
-        if held.ty in (Ty.LIST, Ty.TUPLE) and held.elts is not None:
-            lits = [e.lit[0] if e.lit is not None else None for e in held.elts]
-            if key.lit[0] in lits:
-                return True
-            return False if all(type(x) in (str, int) for x in lits) else None
-        return None
+        return contains(key, self.peek(container))
 
     def type_test_truth(self, test: ast.Compare) -> bool | None:
         """``type(x).__name__ == "list"``, ``type(x) is list`` and their negations, for a value whose
@@ -889,13 +882,7 @@ class Interpreter(Evaluator):
         if qual in api.ENABLE_GRAD_CMS:
             return GradMode.ON
         if qual in api.SET_GRAD_CMS and isinstance(expr, ast.Call) and expr.args:
-            arg = expr.args[0]
-            if isinstance(arg, ast.Constant):
-                return GradMode.ON if arg.value else GradMode.OFF
-            truth = self.peek(arg).truth if isinstance(arg, (ast.Name, ast.Attribute)) else None
-            if truth is not None:
-                return GradMode.ON if truth else GradMode.OFF  # a flag known here (`train_G=False`)
-            return GradMode.MAYBE
+            return self.flag_mode(expr.args[0])
         if any(qual == p or qual.startswith(p + ".") for p in api.NEUTRAL_CM_PREFIXES):
             return None
         if qual.split(".")[0] in ("tqdm", "contextlib", "warnings"):
@@ -926,44 +913,9 @@ class Interpreter(Evaluator):
             # Over a known sequence (a dict's items, a tuple of losses): iteration k binds element k,
             # so distinct losses are backpropagated one after the other as the program does, and
             # `sums[idx] += v` adds each to its own slot.
-            self.each_element(node, exact, elem, every=self.indexes_by_target(node))
+            self.each_element(node, exact, elem, every=self.loop_fact(node, _indexes_by_target))
             return
-        if exact is not None and 1 <= len(exact) <= MAX_EXACT_ELEMENTS and self.indexes_by_target(node):
-            # A loop that files each element under a key it binds (`features[layers[name]] = x`):
-            # followed element by element, so the dict keeps its exact keys.
-            self.each_element(node, exact, elem, every=True)
-            return
-        if (
-            exact is not None
-            and 1 <= len(exact) <= MAX_EXACT_ELEMENTS
-            and any(e.is_tensor and e.obj is not None for e in exact)
-            and _sets_requires_grad(node)
-        ):
-            # `for p in parameters: p.requires_grad = True`: each tensor in turn, so each is changed.
-            self.each_element(node, exact, elem, every=True)
-            return
-        objects = exact is not None and all(_project_object(e) for e in exact)
-        if exact is not None and 2 <= len(exact) <= MAX_EXACT_ELEMENTS and objects:
-            # Over a few objects of the project's classes (`for loader in self.loaders:`, agents,
-            # meters): each object in turn, so each keeps its own fields and state.
-            self.each_element(node, exact, elem, every=True)
-            return
-        if (
-            exact is not None
-            and 1 <= len(exact) <= MAX_EXACT_ELEMENTS
-            and all(e.lit is not None for e in exact)
-            and _subscripts_by_target(node)
-        ):
-            # `for name in POLLUTANTS: train(models[name])`: each key in turn, so each reads its own.
-            self.each_element(node, exact, elem, every=True)
-            return
-        if exact is not None and 1 <= len(exact) <= MAX_EXACT_ELEMENTS and _spells_attributes(node):
-            # `for name in ("W", "Z"): getattr(model, name)`: each attribute in turn.
-            self.each_element(node, exact, elem, every=True)
-            return
-        if exact is not None and 1 <= len(exact) <= MAX_EXACT_ELEMENTS and self.builds_modules(node):
-            # A loop over a short known sequence that builds layers (`for units in hidden: layers.append(
-            # nn.Linear(...))`): followed element by element, so the list keeps its exact layers.
+        if exact is not None and self.each_in_turn(node, exact):
             self.each_element(node, exact, elem, every=True)
             return
         trips_known = self.range_length(node.iter)
@@ -997,12 +949,40 @@ class Interpreter(Evaluator):
 
         self.loop(node, head, max_iterations=trips or 2)
 
-    def indexes_by_target(self, loop: ast.For | ast.AsyncFor) -> bool:
-        """``_indexes_by_target``, once per loop (loops are met again in every call of their function)."""
-        found = self._indexes.get(id(loop))
+    def loop_fact(self, loop: ast.For | ast.AsyncFor, fact: Callable[[ast.For | ast.AsyncFor], bool]) -> bool:
+        """A fact of a loop's text, found once per loop (loops are met again in every call of their
+        function)."""
+        key = (id(loop), fact)
+        found = self._loop_facts.get(key)
         if found is None:
-            found = self._indexes[id(loop)] = _indexes_by_target(loop)
+            found = self._loop_facts[key] = fact(loop)
         return found
+
+    def each_in_turn(self, loop: ast.For | ast.AsyncFor, exact: tuple[Val, ...]) -> bool:
+        """Is a loop over this short known sequence, which carries no graph, followed element by
+        element? When each element goes somewhere of its own:
+
+        - filed under a key the loop binds (`features[layers[name]] = x`, `meters[name].update(v)`),
+          so the dict keeps its exact keys;
+        - a tensor whose `requires_grad` it sets (`for p in parameters: p.requires_grad = True`);
+        - one of a few objects of the project's classes (`for loader in self.loaders:`), each
+          keeping its own fields and state;
+        - a known key the body reads by (`for name in POLLUTANTS: train(models[name])`);
+        - an attribute name it gets or sets (`for name in ("W", "Z"): getattr(model, name)`);
+        - or the loop only builds layers (`for units in hidden: layers.append(nn.Linear(...))`),
+          so the list keeps its exact layers."""
+        if not 1 <= len(exact) <= MAX_EXACT_ELEMENTS:
+            return False
+        if self.loop_fact(loop, _indexes_by_target):
+            return True
+        tensors = any(e.is_tensor and e.obj is not None for e in exact)
+        if tensors and self.loop_fact(loop, _sets_requires_grad):
+            return True
+        if len(exact) >= 2 and all(_project_object(e) for e in exact):
+            return True
+        if all(e.lit is not None for e in exact) and self.loop_fact(loop, _subscripts_by_target):
+            return True
+        return self.loop_fact(loop, _spells_attributes) or self.builds_modules(loop)
 
     def closure_env(self, func: ast.AST) -> dict[str, Val]:
         """The enclosing names a closure keeps: those bound once, before it, outside loops."""
