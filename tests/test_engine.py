@@ -725,3 +725,20 @@ def test_elements_a_comprehension_computed_one_by_one_share_no_graph(take: str) 
         """
     )
     assert analyze(src) == []
+
+
+def test_val_with_copies_every_field() -> None:
+    """`Val.with_` spells out its field copies (the analysis' hottest copy): a field added to `Val`
+    and not copied there would silently reset to its default on every copy."""
+    import dataclasses
+
+    from gradguard.engine.values import Val
+
+    fields = [f.name for f in dataclasses.fields(Val)]
+    marked = {name: object() for name in fields}
+    original = Val(**marked)  # type: ignore[arg-type]
+    assert all(getattr(original.with_(), name) is marked[name] for name in fields)
+    for name in fields:
+        changed = original.with_(**{name: None})
+        assert getattr(changed, name) is None
+        assert all(getattr(changed, other) is marked[other] for other in fields if other != name)

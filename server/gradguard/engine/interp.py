@@ -59,15 +59,20 @@ from .values import (
 
 _STMT_DISPATCH: dict[type, Any] = {}
 MAX_UNROLL_DEPTH = 4
-_TRAINING_LOOP = re.compile(r"\.backward\(")
 # A clear written after a backward and before a step (the order GG201's misplaced case needs).
 _CLEAR_AFTER_BACKWARD = re.compile(r"\.backward\([\s\S]*zero_grad\([\s\S]*\.step\(")
-_BACKPROP = re.compile(r"backward|autograd")
+
 _CALLED = re.compile(r"(\w+)\(")  # the names a text calls
 _GRAD_ON_METHODS = frozenset({"__init__", "forward", "__call__"})  # run with grad mode on in training
-# A loop that assembles layers: `layers.append(nn.Linear(...))`, `layers += [...]`, `add_module(`.
 _TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+# A loop that assembles layers: `layers.append(nn.Linear(...))`, `layers += [...]`, `add_module(`.
 _BUILDS_LAYERS = re.compile(r"\bnn\.[A-Z]\w*\(|add_module\(|\.append\([A-Z]\w*\(|\+= \[[A-Z]\w*\(")
+
+
+def _backprops(text: str) -> bool:
+    """Does the text run a backward (the words `backward` or `autograd`)? Substring tests: an
+    alternation pattern is several times slower on long functions."""
+    return "backward" in text or "autograd" in text
 
 
 class Interpreter(Evaluator):
@@ -96,6 +101,9 @@ class Interpreter(Evaluator):
         self._self_refs: dict[int, bool] = {}
         self.namespaces: dict[str, dict[str, Val]] = {}  # project module path -> its names
         self._loop_facts: dict[tuple[int, object], bool] = {}  # by loop and fact (see loop_fact)
+        self._all_functions: (
+            tuple[int, list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo | None]]] | None
+        ) = None
 
     # -- entry point ---------------------------------------------------------------
 
@@ -237,7 +245,13 @@ class Interpreter(Evaluator):
 
     def all_functions(self) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo | None]]:
         """Every function and method of the file, with the class a method belongs to."""
-        return _function_defs(self.tree.body, None, self.classes)
+        # Listed once; again only if an imported module added classes (a method's class may be one).
+        if self._all_functions is None or self._all_functions[0] != len(self.classes):
+            self._all_functions = (
+                len(self.classes),
+                list(_function_defs(self.tree.body, None, self.classes)),
+            )
+        return iter(self._all_functions[1])
 
     def analyse_standalone(self, func: ast.FunctionDef | ast.AsyncFunctionDef, cls: ClassInfo | None) -> None:
         st = State()
@@ -260,7 +274,7 @@ class Interpreter(Evaluator):
         # often called under `torch.no_grad()`, so an error only grad mode would raise is not
         # claimed there. A function that runs a backward needs grad mode on anyway, and a module's
         # constructor and forward run with it in training.
-        assumed = func.name not in _GRAD_ON_METHODS and not _BACKPROP.search(self.rep.segment(func))
+        assumed = func.name not in _GRAD_ON_METHODS and not _backprops(self.rep.segment(func))
         try:
             self.block_catching(func.body, assumed)
         finally:
@@ -1143,7 +1157,7 @@ class Interpreter(Evaluator):
                         iterations = 2
         finally:
             self.loops.pop()
-        if frame.starts and self.rep.mentions(node, _TRAINING_LOOP):
+        if frame.starts and ".backward(" in self.rep.segment(node):
             self.rep.training_loop(node, frame.starts[1], self)
         # A loop over a known sequence, followed element by element, leaves after its last element
         # (or at a break); any other may leave after any iteration.
@@ -1168,7 +1182,7 @@ class Interpreter(Evaluator):
 
         Only then can iteration 2 meet something iteration 1 freed; other loops run once."""
         text = self.rep.segment(loop)
-        if _BACKPROP.search(text):
+        if _backprops(text):
             return True
         if self._grad_aliases is None:
             # `from torch.autograd import grad` then `grad(...)`: the word "autograd" is not there.
@@ -1191,7 +1205,7 @@ class Interpreter(Evaluator):
             # One file: the functions that backpropagate themselves, as always. Through other
             # modules the backward is usually a few calls down (`agent.train()` -> `_update()`), so
             # callers of callers count there; in one file that would unroll many more loops.
-            return {f.name for f, _ in self.all_functions() if _BACKPROP.search(self.rep.segment(f))}
+            return {f.name for f, _ in self.all_functions() if _backprops(self.rep.segment(f))}
         if self._local_calls is None:
             self._local_calls = self.function_calls(f for f, _ in self.all_functions())
         rows = list(self._local_calls)
@@ -1217,7 +1231,7 @@ class Interpreter(Evaluator):
         rows = []
         for f in funcs:
             text = self.rep.segment(f)
-            rows.append((f.name, bool(_BACKPROP.search(text)), frozenset(_CALLED.findall(text))))
+            rows.append((f.name, _backprops(text), frozenset(_CALLED.findall(text))))
         return tuple(rows)
 
     def iter_element(self, it: Val, node: ast.expr) -> Val:

@@ -14,7 +14,7 @@ class Positions:
     def __init__(self, source: str) -> None:
         # Python ends lines at \r\n, \r or \n only; str.splitlines() also breaks at form feeds,
         # \x85, \u2028 and others, which would shift every line after them.
-        self.lines = _LINE_BREAK.split(source)
+        self.lines = source.split("\n") if "\r" not in source else _LINE_BREAK.split(source)
 
     def col(self, line: int, byte_col: int) -> int:
         if not 0 < line <= len(self.lines):

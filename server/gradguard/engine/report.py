@@ -23,14 +23,79 @@ if TYPE_CHECKING:
 # Words a function must contain to be worth analysing on its own (a cheap pre-filter).
 # Every rule needs one of these in the function: a backward, a leaf that requires grad,
 # a numpy conversion, a detach, or an accumulation into something inside a loop.
-_RELEVANT = re.compile(r"\.backward\(|autograd\.|\.numpy\(|asarray\(|np\.array\(|\.detach\(\)\s*$", re.M)
-_LEAF_SOURCE = re.compile(
-    r"requires_grad=True|requires_grad_\(\)|Parameter\(|\.parameters\(|\.weight\b|\.bias\b"
-)
-_INPLACE = re.compile(r"[a-z]_\(|[-+*/]=|\]\s*=[^=]")
-_ACCUMULATES = re.compile(r"\+=|\.append\(|= *\w+ *\+")
-_LOOPS = re.compile(r"^\s*(for|while)\b", re.M)
-_GRAPH_WORDS = re.compile(r"loss|criterion|model|net\b|torch\.|F\.|self\.\w+\(")
+# Each test looks for plain substrings first (`in` scans far faster than an alternation of
+# patterns, which `re` must try at every position) and runs a pattern only to confirm a hit.
+_DETACH_AT_END = re.compile(r"\.detach\(\)\s*$", re.M)
+_WEIGHT_OR_BIAS = re.compile(r"\.weight\b|\.bias\b")
+_INPLACE_CALL = re.compile(r"[a-z]_\(")
+_INDEX_WRITE = re.compile(r"\]\s*=[^=]")
+_ACCUMULATE_SUM = re.compile(r"= *\w+ *\+")
+_NET = re.compile(r"net\b")
+_SELF_CALL = re.compile(r"self\.\w+\(")
+
+
+def _relevant_text(text: str) -> bool:
+    if (
+        ".backward(" in text
+        or "autograd." in text
+        or ".numpy(" in text
+        or "asarray(" in text
+        or "np.array(" in text
+    ):
+        return True
+    if ".detach()" in text and _DETACH_AT_END.search(text):
+        return True
+    if _leaf_source(text) and _inplace(text):
+        return True
+    return _loops(text) and _accumulates(text) and _graph_words(text)
+
+
+def _leaf_source(text: str) -> bool:
+    if (
+        "requires_grad=True" in text
+        or "requires_grad_()" in text
+        or "Parameter(" in text
+        or ".parameters(" in text
+    ):
+        return True
+    return (".weight" in text or ".bias" in text) and bool(_WEIGHT_OR_BIAS.search(text))
+
+
+def _inplace(text: str) -> bool:
+    if "-=" in text or "+=" in text or "*=" in text or "/=" in text:
+        return True
+    if "_(" in text and _INPLACE_CALL.search(text):
+        return True
+    return "]" in text and bool(_INDEX_WRITE.search(text))
+
+
+def _loops(text: str) -> bool:
+    """A line that starts a `for` or `while` statement (after blank space only)."""
+    for word in ("for", "while"):
+        at = text.find(word)
+        while at >= 0:
+            end = at + len(word)
+            starts_line = text[text.rfind("\n", 0, at) + 1 : at].isspace() or at == 0 or text[at - 1] == "\n"
+            if starts_line and not (end < len(text) and (text[end].isalnum() or text[end] == "_")):
+                return True
+            at = text.find(word, end)
+    return False
+
+
+def _accumulates(text: str) -> bool:
+    if "+=" in text or ".append(" in text:
+        return True
+    return "+" in text and bool(_ACCUMULATE_SUM.search(text))
+
+
+def _graph_words(text: str) -> bool:
+    if "loss" in text or "criterion" in text or "model" in text or "torch." in text or "F." in text:
+        return True
+    if "net" in text and _NET.search(text):
+        return True
+    return "self." in text and bool(_SELF_CALL.search(text))
+
+
 _STEPS = re.compile(r"\.step\(")  # an optimizer's step, as text (optimizers we cannot resolve)
 _FREEZES = re.compile(r"requires_grad\s*=\s*False|requires_grad_\(\s*False")
 
@@ -114,6 +179,7 @@ class Reporter:
         # Assignments and returns, and function definitions: what `name` looks through, made once.
         self._simple: list[ast.stmt] | None = None
         self._functions: list[ast.FunctionDef | ast.AsyncFunctionDef] | None = None
+        self._segments: dict[tuple[int, int | None], str] = {}
 
     def first_read(self, loop: ast.AST, name: str) -> ast.Name | None:
         """``_first_read``, once per loop and name (every reuse in a loop asks again)."""
@@ -145,19 +211,22 @@ class Reporter:
     def segment(self, node: ast.AST) -> str:
         start = getattr(node, "lineno", 1) - 1
         end = getattr(node, "end_lineno", start + 1)
-        return "\n".join(self.pos.lines[start:end])
+        key = (start, end)
+        text = self._segments.get(key)
+        if text is None:
+            # Asked again for every function, loop and call: joined once (not while empty: the
+            # lines of a module not registered yet).
+            text = "\n".join(self.pos.lines[start:end])
+            if text:
+                self._segments[key] = text
+        return text
 
     def mentions(self, node: ast.AST, pattern: re.Pattern[str]) -> bool:
         return bool(pattern.search(self.segment(node)))
 
     def relevant(self, func: ast.AST) -> bool:
         """Worth analysing on its own: a cheap text test before the interpreter runs."""
-        text = self.segment(func)
-        if _RELEVANT.search(text):
-            return True
-        if _LEAF_SOURCE.search(text) and _INPLACE.search(text):
-            return True
-        return bool(_LOOPS.search(text) and _ACCUMULATES.search(text) and _GRAPH_WORDS.search(text))
+        return _relevant_text(self.segment(func))
 
     def span(self, node: ast.AST) -> Span:
         return self.pos.span(node)
