@@ -742,3 +742,62 @@ def test_val_with_copies_every_field() -> None:
         changed = original.with_(**{name: None})
         assert getattr(changed, name) is None
         assert all(getattr(changed, other) is marked[other] for other in fields if other != name)
+
+
+def test_a_local_name_is_not_carried_by_a_callers_loop() -> None:
+    """`output = output * 1.0` in a method rebinds the method's own parameter: the caller's loop
+    over meters, started after the caller bound its own `output`, carries nothing into it (this was
+    a false GG301: a running value of an already backpropagated loss)."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+
+        class Meter:
+            def __init__(self):
+                self.last = 0.0
+
+            def update(self, output):
+                output = output * 1.0
+                self.last = output.item()
+
+
+        model = nn.Linear(4, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+        meters = [Meter(), Meter()]
+        for step in range(3):
+            output = nn.functional.mse_loss(model(torch.randn(8, 4)), torch.randn(8, 1))
+            optimizer.zero_grad()
+            output.backward()
+            optimizer.step()
+            for meter in meters:
+                meter.update(output)
+        """
+    )
+    assert analyze(source) == []
+
+
+def test_zero_grad_goes_before_an_inner_accumulation_loop() -> None:
+    """A step after an inner loop of micro-batch backwards: the clear belongs before that inner loop
+    (once per step), not before the backward inside it, which would keep only the last micro-batch."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+        batches = [torch.randn(8, 4) for _ in range(2)]
+        for step in range(4):
+            for x in batches:
+                loss = model(x).pow(2).mean() / len(batches)
+                loss.backward()
+            optimizer.step()
+        """
+    )
+    (finding,) = analyze(source)
+    assert (finding.code, finding.span.line) == ("GG201", 10)  # the backward that adds on
+    (fix,) = finding.fixes
+    assert fix.kind == "insert-before"
+    assert fix.params["anchor"][0] == 8  # before `for x in batches:`

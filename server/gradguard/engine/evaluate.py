@@ -1766,6 +1766,15 @@ class Evaluator:
         """One element of a sequence, for code that takes them one at a time (a loop, ``l[i]``)."""
         return _element(seq, {id(f.node): f.iteration for f in self.loops})
 
+    def local_loop(self) -> LoopFrame | None:
+        """The innermost loop, if it is in the function running now. A local name lives for one
+        call: only a loop of its own function carries it from one iteration to the next (a loop of
+        a caller may hold a name spelled the same, which is another variable)."""
+        if not self.loops:
+            return None
+        frame = self.loops[-1]
+        return frame if frame.scope is (self.frames[-1].func if self.frames else None) else None
+
     def later_iteration(self) -> bool:
         """Is this an iteration after the first of some enclosing loop?"""
         return any(f.iteration > 1 and not f.probe for f in self.loops)
@@ -2869,7 +2878,7 @@ class Evaluator:
         )
         self.rep.backward_seen(run)
         if val.taints:
-            self.rep.exempt_taints(val.taints)
+            self.rep.exempt_taints(val.taints, backward=True)
         if val.grad is Grad.NONE:
             if val.ty in (Ty.TENSOR, Ty.NUMBER) and st.mode is not GradMode.MAYBE:
                 penalty = next((t for t in val.taints if t.kind == "grad-no-graph"), None)

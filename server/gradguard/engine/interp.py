@@ -1421,9 +1421,9 @@ class Interpreter(Evaluator):
     # -- accumulation (GG301) -------------------------------------------------------
 
     def check_accumulate(self, stmt: ast.stmt, name: str, value_node: ast.expr, value: Val, cur: Val) -> None:
-        if value.grad is not Grad.GRAPH or not self.loops:
+        frame = self.local_loop()
+        if value.grad is not Grad.GRAPH or frame is None:
             return
-        frame = self.loops[-1]
         if name not in frame.starts.get(1, {}) or name in self.rebound_in(frame.node):
             return
         if self.feeds(frame.node, name, stmt):
@@ -1456,7 +1456,9 @@ class Interpreter(Evaluator):
         weight every later iteration keeps (a recurrent state whose graph is still needed is not)."""
         if not self.later_iteration() or before.grad is not Grad.GRAPH or after.grad is not Grad.GRAPH:
             return
-        frame = self.loops[-1]
+        frame = self.local_loop() if isinstance(target, ast.Name) else self.loops[-1]
+        if frame is None:
+            return
         path = self.path_of(target)
         if path is None or frame.starts.get(frame.iteration, {}).get(path) is not before:
             return  # not the value the previous iteration left: a step within this iteration
@@ -1466,7 +1468,18 @@ class Interpreter(Evaluator):
             return
         key = ("acc", id(stmt))
         # Pending: if the value is backpropagated later, that backward fails instead (GG104).
-        self.rep.accumulate(stmt, self.pos.text(target), stmt.value, after, key)
+        # Returned or handed on, it is still dead weight: only that backward consumes it.
+        self.rep.dead_kept.add(key)
+        folded = [
+            n
+            for n in ast.walk(stmt.value)
+            if isinstance(n, (ast.Name, ast.Attribute))
+            and not _same_target(n, target)
+            and self.peek(n).grad is Grad.GRAPH
+        ]
+        # What to detach is what it folds in (`loss`), when one value is that; else the whole.
+        value_node, value = (folded[0], self.peek(folded[0])) if len(folded) == 1 else (stmt.value, after)
+        self.rep.accumulate(stmt, self.pos.text(target), value_node, value, key)
         self.add_taints(target, frozenset({Taint("accumulated", stmt, key)}), stmt)
 
     def add_taints(self, target: ast.expr, taints: frozenset[Taint], stmt: ast.stmt) -> None:
@@ -1483,7 +1496,7 @@ class Interpreter(Evaluator):
                 and isinstance(value.left, ast.Name)
                 and value.left.id == name
             )
-            or not self.loops
+            or self.local_loop() is None
         ):
             return
         frame = self.loops[-1]

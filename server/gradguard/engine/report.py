@@ -156,6 +156,7 @@ class Reporter:
         self.findings: dict[tuple[str, Span], Finding] = {}
         self.pending_acc: dict[object, Finding] = {}
         self.exempt: set[object] = set()
+        self.dead_kept: set[object] = set()  # running values of graphs already backpropagated
         self._once: set[object] = set()
         self.checks: dict[type, list[Check]] = _CHECKS
         self.backward_runs: list[BackwardRun] = []
@@ -1312,9 +1313,13 @@ class Reporter:
         the end, unless the loop check found the same step (its finding has a fix)."""
         self.pending_steps.setdefault(self.span(backward), (step, backward))
 
-    def exempt_taints(self, taints: frozenset[Taint]) -> None:
+    def exempt_taints(self, taints: frozenset[Taint], backward: bool = False) -> None:
+        """The accumulators marked in ``taints`` are consumed: returned, handed on, or (``backward``)
+        backpropagated. A running value of graphs already backpropagated (an average of losses) is
+        consumed only by a backward, which then raises: returning it hands on nothing a caller can
+        use, as for a sum of them (see Evaluator.dead_graph)."""
         for t in taints:
-            if t.kind == "accumulated":
+            if t.kind == "accumulated" and (backward or t.key not in self.dead_kept):
                 self.exempt.add(t.key)
 
     # -- GG201 ---------------------------------------------------------------------------

@@ -143,7 +143,25 @@ def check_zero_grad(
     # The backward whose gradients this step applies: the last one before it (the first if none).
     before = [b for b in backwards if (b.lineno, b.col_offset) < (step.lineno, step.col_offset)]
     first_backward = before[-1] if before else backwards[0]
-    anchor = _stmt_of(loop, first_backward)
+    # The clear belongs once per iteration of the loop that steps, before the statement of its body
+    # that holds the backward: in front of an inner loop that accumulates over micro-batches, not
+    # inside it (that would keep only the last micro-batch's gradients).
+    step_loop = _innermost_loop(loop, step)
+    anchor = _inner_loop_around(step_loop, first_backward) or _stmt_of(loop, first_backward)
+    related = [Related(rep.span(step), "the step that applies the summed gradients", "reused")]
+    fields = {"optimizer": opt_name, "step_line": step.lineno}
+    # The squiggle is on the backward that adds onto the old gradients.
+    squiggled = _stmt_of(loop, first_backward)
+    early = _clear_before(rep, step_loop, opt) if anchor is not None else None
+    if early is not None and anchor is not None:
+        # `zero_grad()` written once, before the loop: the fix moves that statement in.
+        fix = rep.fix(
+            "GG201", "zero-grad-into-loop", "move-before", stmt=rep.span(early), anchor=rep.span(anchor)
+        )
+        related.insert(0, Related(rep.span(early), "clears them once, before the loop", "built"))
+        fields["clear_line"] = early.lineno
+        rep.add("GG201", squiggled or step, fields, related, [fix], variant="before-loop")
+        return
     fixes = []
     if anchor is not None:
         fixes.append(
@@ -155,10 +173,67 @@ def check_zero_grad(
                 text=f"{opt_name}.zero_grad()",
             )
         )
-    # The squiggle goes where the fix goes: the backward that adds onto the old gradients.
-    related = [Related(rep.span(step), "the step that applies the summed gradients", "reused")]
-    fields = {"optimizer": opt_name, "step_line": step.lineno}
-    rep.add("GG201", anchor if anchor is not None else step, fields, related, fixes)
+    rep.add("GG201", squiggled or step, fields, related, fixes)
+
+
+def _bodies(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
+    for field in ("body", "orelse", "finalbody"):
+        inner = getattr(stmt, field, None)
+        if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+            yield inner
+    for handler in getattr(stmt, "handlers", ()) or ():
+        yield handler.body
+
+
+def _holds(stmt: ast.stmt, node: ast.AST) -> bool:
+    line = getattr(node, "lineno", 0)
+    return stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno) and any(n is node for n in ast.walk(stmt))
+
+
+def _innermost_loop(loop: ast.For | ast.While | ast.AsyncFor, node: ast.AST) -> ast.AST:
+    """The innermost loop, ``loop`` or one nested in it (not in a nested function), holding ``node``."""
+    found: ast.AST = loop
+    stmts = list(loop.body)
+    while True:
+        holder = next((s for s in stmts if _holds(s, node)), None)
+        if holder is None or isinstance(holder, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return found
+        if isinstance(holder, (ast.For, ast.AsyncFor, ast.While)):
+            found = holder
+        stmts = [s for block in _bodies(holder) for s in block]
+
+
+def _inner_loop_around(loop: ast.AST, node: ast.AST) -> ast.stmt | None:
+    """The outermost loop nested in ``loop`` (not in a nested function) that holds ``node``."""
+    stmts = list(getattr(loop, "body", []))
+    while True:
+        holder = next((s for s in stmts if _holds(s, node)), None)
+        if holder is None or isinstance(holder, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return None
+        if isinstance(holder, (ast.For, ast.AsyncFor, ast.While)):
+            return holder
+        stmts = [s for block in _bodies(holder) for s in block]
+
+
+def _clear_before(rep: Reporter, loop: ast.AST, opt: ast.expr) -> ast.stmt | None:
+    """`opt.zero_grad()` as a statement before the loop, in the block that holds it: a clear that
+    runs once, where one per iteration was meant."""
+    block = rep.blocks.get(id(loop))
+    if not block:
+        return None
+    index = next((i for i, s in enumerate(block) if s is loop), None)
+    if index is None:
+        return None
+    for stmt in reversed(block[:index]):
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "zero_grad"
+            and _same(call.func.value, opt)
+        ):
+            return stmt
+    return None
 
 
 _HARMLESS_MODULES = ("torch", "numpy", "math", "time", "logging", "random", "builtins", "os", "sys")

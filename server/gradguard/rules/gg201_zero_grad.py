@@ -7,9 +7,11 @@ gradients an earlier step already applied, because nothing cleared them between
 that step and the next `backward()`, is reported too. The squiggle is on the
 `backward()` that adds onto the old gradients (where `zero_grad()` belongs),
 with the step as a related location; a misplaced `zero_grad()` is squiggled
-itself. The finding made by following `.grad` has no automatic fix: where to
-clear depends on whether gradients are meant to accumulate over several
-backward passes before a step.
+itself. A `zero_grad()` written once before the loop (`optimizer.zero_grad()`
+then `for ...: backward(); step()`) is named in the message, and the fix moves
+it into the loop. The finding made by following `.grad` has no automatic fix:
+where to clear depends on whether gradients are meant to accumulate over
+several backward passes before a step.
 
 Gradient accumulation done the other way round is found too: a `zero_grad()`
 that runs in every iteration of a loop whose step runs only in some (`if (i + 1)
@@ -103,6 +105,10 @@ RULE = Rule(
             "Clear the tensor's `.grad` before `backward()`",
             "Each read sees only that iteration's gradient; the tensor's update rule is unchanged.",
         ),
+        "zero-grad-into-loop": (
+            "Move `zero_grad()` into the loop, before `backward()`",
+            "Each step uses only its own iteration's gradients; deliberate accumulation needs a condition.",
+        ),
         "zero-after-step": (
             "Move `zero_grad()` after the step",
             "Gradients now add up over the iterations between steps, as the step condition intends; "
@@ -125,6 +131,11 @@ RULE = Rule(
             "The read sees this iteration's gradient instead of a running sum: what the code "
             "computes from it changes.",
         ),
+        "zero-grad-into-loop": (
+            UNSAFE,
+            "Gradients no longer add up across iterations: what the step applies changes (the "
+            "bug, unless the accumulation was meant).",
+        ),
         "zero-after-step": (
             UNSAFE,
             "The step now applies the gradients instead of nothing: the training changes (the "
@@ -142,6 +153,12 @@ RULE = Rule(
             "this backward adds to `{name}.grad`, which still holds what earlier iterations added, "
             "because nothing clears it in this loop, so the read on line {read_line} sees their running "
             "sum; set `{name}.grad = None` before the backward"
+        ),
+        # The loop's optimizer is cleared once, by a `zero_grad()` written before the loop.
+        "before-loop": (
+            "this backward adds to the gradients of all earlier iterations, because "
+            "`{optimizer}.zero_grad()` on line {clear_line} runs once, before the loop, so the step on "
+            "line {step_line} applies their running sum; move it into the loop, before the backward"
         ),
         "misplaced": (
             "`{optimizer}.zero_grad()` runs after the backward on line {backward_line} and before the "
@@ -268,6 +285,33 @@ for epoch in range(5):
             "model.weight.grad.norm() > 2 * torch.autograd.grad("
             "criterion(model(x), y), model.weight)[0].norm()"
         ),
+    ),
+    # Cleared once, before the loop whose steps each accumulate two micro-batches: from the second
+    # step on, each applies the sum of all earlier steps' gradients. The clear moves into the loop,
+    # in front of the micro-batch loop (inside it only the last micro-batch would count).
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+batches = [torch.randn(8, 4) for _ in range(2)]
+optimizer.zero_grad()
+for step in range(4):
+    for x in batches:
+        loss = model(x).pow(2).mean() / len(batches)
+        loss.backward()
+    optimizer.step()
+
+
+def fresh() -> torch.Tensor:
+    total = sum(model(x).pow(2).mean() / len(batches) for x in batches)
+    return torch.autograd.grad(total, model.weight)[0]
+""",
+        line=12,
+        effect="model.weight.grad.norm() > 2 * fresh().norm()",
     ),
     # Misplaced: the weights never move, so the logged loss never changes.
     Invalid(

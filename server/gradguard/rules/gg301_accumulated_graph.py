@@ -40,7 +40,10 @@ When the accumulated value is `.item()`, `.detach()`ed or computed under
 (deliberate gradient accumulation with one backward pass), returned or handed
 on (a forward that collects per-layer outputs and concatenates them, a sum of
 per-codebook losses returned to the caller, a list spliced into
-`torch.cat((*obs, *actions))`). Nor when the iteration built nothing new: a
+`torch.cat((*obs, *actions))`). A sum or running average of losses that were
+already backpropagated is the exception: no caller can backpropagate it again,
+so it fires even when returned (a metric object's `compute()`). Nor when the
+iteration built nothing new: a
 loop that rebuilds lists from the elements of a buffer filled earlier
 (`for s, prob in buffer: probs.append([prob])`) keeps no graph the buffer did
 not keep already (the buffer itself is reported where it is filled).
@@ -251,5 +254,40 @@ for step in range(3):
 """,
         line=27,
         effect='meters["train"]["Loss/total"].sum.requires_grad',
+    ),
+    # A smoothed loss kept by a metric object and read back through a method: returning a
+    # running value of graphs already backpropagated hands on nothing a caller can use.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+
+class RunningAverage:
+    def __init__(self, alpha=0.9):
+        self.alpha = alpha
+        self.value = 0.0
+
+    def update(self, loss):
+        self.value = self.alpha * self.value + (1 - self.alpha) * loss
+
+    def compute(self):
+        return self.value
+
+
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+smooth = RunningAverage()
+for step in range(5):
+    loss = nn.functional.mse_loss(model(torch.randn(8, 4)), torch.randn(8, 1))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    smooth.update(loss)
+print(f"smoothed loss {smooth.compute().item():.3f}")
+""",
+        line=11,
+        effect="isinstance(smooth.value, torch.Tensor) and smooth.value.requires_grad",
     ),
 ]
