@@ -14,7 +14,7 @@ state = (torch.zeros(1, 1, 8), torch.zeros(1, 1, 8))
 for i in range(0, 25, 5):
     inp = sequence[i:i + 5]
     tgt = sequence[i + 1:i + 6]
-    out, state = lstm(inp, state)
+    out, state = lstm(inp, state)  # expect: GG104
     loss = nn.functional.mse_loss(fc(out), tgt)
     optimizer.zero_grad()
     loss.backward(retain_graph=True)  # expect: GG302

@@ -1013,10 +1013,14 @@ class Reporter:
         chain: str,
         built: Related,
         freed: Related,
+        step: Dirt | None = None,
     ) -> None:
+        """GG104 on the names that carry the graph; ``step``: the graph was kept (retain_graph=True)
+        and that step changed weights it saved, which is why the next backward raises."""
         names = self.carried_names(site, loop)
         if not names:
-            self.carried_cell(run, site, loop, chain, built, freed)
+            if step is None:
+                self.carried_cell(run, site, loop, chain, built, freed)
             return
         carried = names[0]
         read = self.first_read(loop.node, carried)
@@ -1029,23 +1033,26 @@ class Reporter:
             if text and not tried
             else []
         )
-        related = [
-            built,
-            freed,
-            self.next_iteration_fails(run),
-        ]
+        related = [built, freed]
+        fields = {"name": names[0], "names": _listed(names), "backward_line": run.call.lineno}
+        variant = "several" if len(names) > 1 else None
+        if step is not None:
+            related.append(Related(self.span(step.node), "changes the weights that graph saved", "freed"))
+            related.append(
+                self.backward_related(
+                    run, "raises here in the next iteration: it needs the old weights", "reused"
+                )
+            )
+            fields["step_line"] = getattr(step.node, "lineno", "?")
+            variant = "several-stepped" if len(names) > 1 else "stepped"
+        else:
+            related.append(self.next_iteration_fails(run))
         same = self.carried.setdefault((id(loop.node), id(run.call)), [])
         named = frozenset(names)
         if any(named <= earlier for earlier, _ in same):
             return  # another graph these names carry, already reported with them
         finding = self.add(
-            "GG104",
-            read if read is not None else run.call,
-            {"name": names[0], "names": _listed(names), "backward_line": run.call.lineno},
-            related,
-            fixes,
-            chain,
-            variant="several" if len(names) > 1 else None,
+            "GG104", read if read is not None else run.call, fields, related, fixes, chain, variant
         )
         for earlier, found in same:
             if earlier < named and self.findings.get((found.code, found.span)) is found:
@@ -1196,6 +1203,11 @@ class Reporter:
                 in_loop = any(l_id == differing for l_id, _ in site.ipath)
                 chain = chain_text(run.val, site, self.pos, loop.node)
                 self.masked(run, site, first, loop, "GG104" if in_loop else "GG103", chain)
+                if in_loop and dirt.certain:
+                    # Not only hidden: the step changed weights the kept graph saved, so the next
+                    # iteration's backward raises after all (the in-place version error).
+                    kept = self.backward_related(first, "retain_graph=True keeps the graph", "freed")
+                    self.carried_state(run, site, first, loop, chain, saved_related, kept, step=dirt)
                 return
             gan = self.gan_pattern(run, site, first)
             if gan is not None:

@@ -5,7 +5,10 @@
 Finds a name that a loop reads before reassigning it from a graph value (an
 RNN hidden state `h`, an LSTM `(h, c)` pair, a running average of features)
 while each iteration backpropagates a loss that depends on it. The squiggle is
-on the read of the carried name inside the loop.
+on the read of the carried name inside the loop. With `retain_graph=True` the
+kept graph no longer raises by itself (GG302 says what that hides), but an
+optimizer step in the loop changes weights it saved, and the next backward
+raises after all: that is reported here too.
 
 ## Why is this bad
 
@@ -86,6 +89,17 @@ RULE = Rule(
             "{names} carry their graph from one iteration into the next: the backward on line "
             "{backward_line} frees that graph, so the next iteration's backward raises; detach them "
             "at the start of each iteration"
+        ),
+        # retain_graph=True keeps the graph, but an optimizer step changes weights it saved.
+        "stepped": (
+            "`{name}` carries its graph from one iteration into the next: retain_graph=True keeps "
+            "that graph, but the step on line {step_line} changes weights it saved, so the next "
+            "iteration's backward raises; detach `{name}` at the start of each iteration"
+        ),
+        "several-stepped": (
+            "{names} carry their graph from one iteration into the next: retain_graph=True keeps "
+            "that graph, but the step on line {step_line} changes weights it saved, so the next "
+            "iteration's backward raises; detach them at the start of each iteration"
         ),
     },
     fixes={
@@ -229,6 +243,29 @@ for chunk in range(3):
 """,
         line=12,
         error="RuntimeError: Trying to backward through the graph a second time",
+    ),
+    # retain_graph=True silenced the first error; the step then changes weights the kept graph
+    # saved, and the next iteration's backward raises the in-place version error instead.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+rnn = nn.LSTM(4, 8, batch_first=True)
+head = nn.Linear(8, 4)
+optimizer = torch.optim.SGD(list(rnn.parameters()) + list(head.parameters()), lr=0.01)
+h = torch.zeros(1, 2, 8)
+c = torch.zeros(1, 2, 8)
+for step in range(3):
+    optimizer.zero_grad()
+    out, (h, c) = rnn(torch.randn(2, 5, 4), (h, c))
+    loss = nn.functional.mse_loss(head(out), torch.randn(2, 5, 4))
+    loss.backward(retain_graph=True)
+    optimizer.step()
+""",
+        line=12,
+        error="RuntimeError: one of the variables needed for gradient computation has been modified",
     ),
     # A running average of features.
     Invalid(
