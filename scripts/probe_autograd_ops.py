@@ -57,12 +57,14 @@ MULTI_VIEW_MSG = "output of a function that returns multiple views"
 
 Tensor = torch.Tensor
 # A tensor recipe: (domain, shape). Domains: "f" any float, "pos" positive float, "unit" float in
-# (-0.8, 0.8), "f32" float32 (a dtype reference), "bool" mask, "idx<N>" int64 indices in [0, N).
+# (-0.8, 0.8), "f32" float32 (a dtype reference), "bool" mask, "idx<N>" int64 indices in [0, N),
+# "spd" a symmetric positive definite matrix (eigh, cholesky; well conditioned for the others).
 Recipe = tuple[str, tuple[int, ...]]
 Call = Callable[[Callable[..., Any], list[Tensor]], Any]
 
-# Method form: ``t[0].name(*rest)``; torch form: ``torch.name(...)``; F form: ``F.name(...)``.
-METHOD, TORCH, FUNC = "method", "torch", "F"
+# Method form: ``t[0].name(*rest)``; torch form: ``torch.name(...)``; F form: ``F.name(...)``;
+# linalg form: ``torch.linalg.name(...)``.
+METHOD, TORCH, FUNC, LINALG = "method", "torch", "F", "linalg"
 
 
 def _default_call(f: Callable[..., Any], t: list[Tensor]) -> Any:
@@ -87,6 +89,7 @@ A: Recipe = ("f", (3, 4))
 B: Recipe = ("f", (3, 4))
 POS: Recipe = ("pos", (3, 4))
 UNIT: Recipe = ("unit", (3, 4))
+SPD: Recipe = ("spd", (4, 4))
 
 
 def _specs() -> list[Spec]:
@@ -264,6 +267,25 @@ def _specs() -> list[Spec]:
         S("conv3d", FUNC, ("f", (1, 2, 4, 4, 4)), ("f", (3, 2, 2, 2, 2))),
         S("baddbmm", ms, ("f", (2, 3, 5)), ("f", (2, 3, 4)), ("f", (2, 4, 5))),
         S("addmm", ms, ("f", (3, 5)), A, ("f", (4, 5))),
+        S("clamp_min", ms, A, call=lambda f, t: f(t[0], 0.0), inplace=False),
+        S("clamp_max", ms, A, call=lambda f, t: f(t[0], 0.0), inplace=False),
+        # --- linear algebra (torch.linalg, and the torch functions that return several tensors) ---
+        S("eigh", LINALG, SPD, inplace=False),
+        S("qr", LINALG, SPD, inplace=False),
+        S("svd", LINALG, SPD, inplace=False),
+        S("slogdet", LINALG, SPD, inplace=False),
+        S("det", LINALG, SPD, inplace=False),
+        S("inv", LINALG, SPD, inplace=False),
+        S("cholesky", LINALG, SPD, inplace=False),
+        S("solve", LINALG, SPD, ("f", (4,)), inplace=False),
+        S("pinv", LINALG, SPD, inplace=False),
+        S("matrix_norm", LINALG, SPD, inplace=False),
+        S("vector_norm", LINALG, A, inplace=False),
+        S("logdet", TORCH, SPD),
+        S("inverse", TORCH, SPD),
+        S("aminmax", TORCH, A),
+        S("std_mean", TORCH, A),
+        S("var_mean", TORCH, A),
     ]
     return specs
 
@@ -304,6 +326,9 @@ def _make(recipe: Recipe, gen: torch.Generator, grad: bool) -> Tensor:
         base = torch.rand(shape, generator=gen, dtype=f64) + 0.5
     elif domain == "unit":
         base = torch.rand(shape, generator=gen, dtype=f64) * 1.6 - 0.8
+    elif domain == "spd":
+        m = torch.randn(shape, generator=gen, dtype=f64)
+        base = m @ m.T + shape[0] * torch.eye(shape[0], dtype=f64)
     else:
         base = torch.randn(shape, generator=gen, dtype=f64)
     if not grad:
@@ -390,7 +415,7 @@ class Probe:
         return False
 
     def _all_grad(self) -> list[bool]:
-        return [r[0] in ("f", "pos", "unit", "f32") for r in self.spec.recipes]
+        return [r[0] in ("f", "pos", "unit", "f32", "spd") for r in self.spec.recipes]
 
 
 def _trial(
@@ -456,8 +481,8 @@ def _resolve(spec: Spec, name: str, inplace: bool) -> tuple[Callable[..., Any], 
         if not hasattr(Tensor, name):
             return f"torch.Tensor has no method {name!r}"
         return (lambda *a, **k: getattr(a[0], name)(*a[1:], **k)), "inplace" if inplace else "method"
-    module: Any = torch if spec.form == TORCH else F
-    where = "torch" if spec.form == TORCH else "torch.nn.functional"
+    module: Any = {TORCH: torch, LINALG: torch.linalg}.get(spec.form, F)
+    where = {TORCH: "torch", LINALG: "torch.linalg"}.get(spec.form, "torch.nn.functional")
     if hasattr(module, name):
         return getattr(module, name), "inplace" if inplace else "function"
     if inplace and spec.form == FUNC and hasattr(F, name[:-1]):
@@ -502,7 +527,7 @@ def build_table() -> dict[str, Any]:
         name = spec.name + "_"
         if spec.form == METHOD and not hasattr(Tensor, name):
             continue
-        if spec.form == TORCH:
+        if spec.form in (TORCH, LINALG):
             continue
         if spec.form == FUNC and not hasattr(F, name) and not _has_inplace_flag(spec.name):
             continue

@@ -72,6 +72,9 @@ _MULTI_OUTPUT = frozenset(
         *("svd", "qr", "eig", "eigh", "slogdet", "lu", "frexp", "hsplit", "vsplit", "dsplit", "where"),
     }
 )
+# Ops returning a fixed number of tensors that each carry the graph (checked on torch 2.13: every
+# output requires grad when the input does). max/min/sort/topk give (values, indices) elsewhere.
+_TENSOR_OUTPUTS = {"eigh": 2, "qr": 2, "svd": 3, "slogdet": 2, "aminmax": 2, "std_mean": 2, "var_mean": 2}
 _NEW_TENSOR_FUNCS = frozenset({"interpolate", "pad", "grid_sample", "affine_grid", "one_hot", "embedding"})
 _SEQ_TIMES_INT = ({Ty.LIST, Ty.NUMBER}, {Ty.TUPLE, Ty.NUMBER})
 
@@ -2022,6 +2025,12 @@ class Evaluator:
             and val.requires_grad
         ):
             val = val.with_(obj=recv.obj)
+        count = _TENSOR_OUTPUTS.get(name)
+        if count is not None:
+            # Several tensors, all from this one graph node (another object each: which of them
+            # the node saved is not told apart).
+            piece = val.with_(obj=object(), shape=None, plural=False)
+            return Val(Grad.NONE, Ty.TUPLE, elts=(piece,) * count)
         return val
 
     def rebind(self, target: ast.expr, val: Val) -> None:

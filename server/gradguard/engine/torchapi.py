@@ -89,9 +89,10 @@ ELEMENTWISE = frozenset(
     {
         *("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal"),
         *("sigmoid", "tanh", "relu", "softmax", "log_softmax", "sin", "cos", "tan", "abs", "pow"),
-        *("clamp", "clip", "leaky_relu", "gelu", "silu", "elu", "selu", "softplus", "mish"),
-        *("hardswish", "erf", "atan", "asin", "acos", "sinh", "cosh", "square", "cumprod", "cumsum"),
-        *("masked_fill", "dropout", "layer_norm", "batch_norm", "group_norm", "normalize", "neg"),
+        *("clamp", "clip", "clamp_min", "clamp_max", "leaky_relu", "gelu", "silu", "elu", "selu"),
+        *("softplus", "mish", "hardswish", "erf", "atan", "asin", "acos", "sinh", "cosh", "square"),
+        *("cumprod", "cumsum", "masked_fill", "dropout", "layer_norm", "batch_norm", "group_norm"),
+        *("normalize", "neg"),
     }
 )
 
