@@ -211,6 +211,15 @@ def _specs() -> list[Spec]:
         S("index_copy", ms, A, ("idx3", (2,)), ("f", (2, 4)), call=lambda f, t: f(t[0], 0, t[1], t[2])),
         S("scatter_add", ms, A, ("idx3", (1, 4)), ("f", (1, 4)), call=lambda f, t: f(t[0], 0, t[1], t[2])),
         S("scatter", ms, A, ("idx3", (1, 4)), ("f", (1, 4)), call=lambda f, t: f(t[0], 0, t[1], t[2])),
+        # (its backward keeps the result whatever the reduction: checked for sum, prod, mean, amax, amin)
+        S(
+            "scatter_reduce",
+            ms,
+            A,
+            ("idx3", (1, 4)),
+            ("f", (1, 4)),
+            call=lambda f, t: f(t[0], 0, t[1], t[2], reduce="amax", include_self=False),
+        ),
         S("dropout", FUNC, A, call=lambda f, t: f(t[0], 0.5, True)),
         S(
             "layer_norm",

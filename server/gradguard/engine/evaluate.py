@@ -2025,12 +2025,12 @@ class Evaluator:
             and val.requires_grad
         ):
             val = val.with_(obj=recv.obj)
-        count = _TENSOR_OUTPUTS.get(name)
-        if count is not None:
+        outputs = _TENSOR_OUTPUTS.get(name)
+        if outputs is not None:
             # Several tensors, all from this one graph node (another object each: which of them
             # the node saved is not told apart).
             piece = val.with_(obj=object(), shape=None, plural=False)
-            return Val(Grad.NONE, Ty.TUPLE, elts=(piece,) * count)
+            return Val(Grad.NONE, Ty.TUPLE, elts=(piece,) * outputs)
         return val
 
     def rebind(self, target: ast.expr, val: Val) -> None:

@@ -180,30 +180,6 @@ second.backward()
 ]
 
 INVALID: list[Invalid] = [
-    # A diversity term from the eigenvalues of the shared features (GDPP-style): eigh's outputs
-    # carry the encoder's graph, which the task loss's backward already freed.
-    Invalid(
-        """\
-import torch
-import torch.nn as nn
-
-torch.manual_seed(0)
-encoder = nn.Linear(6, 4)
-head = nn.Linear(4, 1)
-optimizer = torch.optim.Adam([*encoder.parameters(), *head.parameters()], lr=1e-3)
-x = torch.randn(8, 6)
-feat = torch.tanh(encoder(x))
-task_loss = head(feat).pow(2).mean()
-eig_vals, _ = torch.linalg.eigh(feat.T @ feat)
-diversity_loss = -eig_vals.clamp_min(1e-6).log().mean()
-optimizer.zero_grad()
-task_loss.backward()
-diversity_loss.backward()
-optimizer.step()
-""",
-        line=15,
-        error="RuntimeError: Trying to backward through the graph a second time",
-    ),
     Invalid(
         """\
 import torch
@@ -265,6 +241,30 @@ for step in range(2):
     opt.step()
 """,
         line=30,
+        error="RuntimeError: Trying to backward through the graph a second time",
+    ),
+    # A diversity term from the eigenvalues of the shared features (GDPP-style): eigh's outputs
+    # carry the encoder's graph, which the task loss's backward already freed.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+encoder = nn.Linear(6, 4)
+head = nn.Linear(4, 1)
+optimizer = torch.optim.Adam([*encoder.parameters(), *head.parameters()], lr=1e-3)
+x = torch.randn(8, 6)
+feat = torch.tanh(encoder(x))
+task_loss = head(feat).pow(2).mean()
+eig_vals, _ = torch.linalg.eigh(feat.T @ feat)
+diversity_loss = -eig_vals.clamp_min(1e-6).log().mean()
+optimizer.zero_grad()
+task_loss.backward()
+diversity_loss.backward()
+optimizer.step()
+""",
+        line=15,
         error="RuntimeError: Trying to backward through the graph a second time",
     ),
 ]

@@ -327,6 +327,28 @@ out.pow(2).mean().backward()
         error="RuntimeError: one of the variables needed for gradient computation has been modified "
         "by an inplace operation",
     ),
+    # Max aggregation of messages (a hand-written GNN layer): scatter_reduce keeps its result for
+    # backward, and the bias is then added to that result in place.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+lin = nn.Linear(4, 8)
+bias = nn.Parameter(torch.zeros(8))
+x = torch.randn(5, 4)
+src = torch.tensor([0, 1, 2, 3, 4, 0])
+dst = torch.tensor([1, 2, 3, 4, 0, 2])
+msg = lin(x)[src]
+index = dst.view(-1, 1).expand_as(msg)
+out = msg.new_zeros(5, 8).scatter_reduce(0, index, msg, reduce="amax", include_self=False)
+out += bias
+out.relu().sum().backward()
+""",
+        line=13,
+        error="RuntimeError: one of the variables needed for gradient computation has been modified",
+    ),
 ]
 
 
