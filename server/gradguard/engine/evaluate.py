@@ -45,6 +45,8 @@ from .values import (
 
 _EXPR_DISPATCH: dict[type, Any] = {}
 _OBJECT_TYS = (Ty.MODULE, Ty.OTHER)
+# Objects made from keywords alone, each an attribute (`opt = SimpleNamespace(lr=0.1)`).
+_NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 _DISTRIBUTION = "torch.distributions"  # the qual of a torch.distributions object
 _OVERRIDES = ("backward", "step")  # a user module's own methods of these names win over torch's
 _BUILTIN_NAMES = frozenset(vars(builtins))
@@ -890,6 +892,15 @@ class Evaluator:
             return self.call_local(fval, node, args, kwargs)
         return self.call_value(fval, node, args, kwargs)
 
+    def namespace_object(self, qual: str, kwargs: dict[str, Val]) -> Val:
+        """`SimpleNamespace(lr=0.1, gan_type="wgan")` (an `opt` or `args` made by hand): an object
+        whose attributes are the keywords, as a plain class's instance keeps them."""
+        inst = ModuleInst(qual.rsplit(".", 1)[-1], has_params=False, kind="object")
+        if self.st is not None:
+            for name, val in kwargs.items():
+                self.st.env[f"{inst.key}.{name}"] = val
+        return Val(Grad.NONE, Ty.OTHER, module=inst)
+
     def spelled_attribute(self, node: ast.Call, store: bool) -> ast.Attribute | None:
         """``getattr(obj, name)`` / ``setattr(obj, name, value)`` with a name known here (a constant,
         or a loop's key over a known dict) as the attribute access it spells; a default given to
@@ -997,6 +1008,8 @@ class Evaluator:
             return OTHER
         if top == "math" and name not in ("inf", "nan", "pi", "e", "tau"):
             return NUMBER
+        if qual in _NAMESPACES and not node.args and all(k.arg is not None for k in node.keywords):
+            return self.namespace_object(qual, kwargs)
         if qual.startswith("torch.nn.utils.clip_grad"):
             return OTHER  # scales gradients, clears nothing (and backpropagates nothing)
         if qual in _FUNCTIONAL_CALLS:
@@ -2308,6 +2321,7 @@ class Evaluator:
                 self.rep.publish(replace(found, step=step_stmt) if same else found)
             for frame in self.loops:
                 frame.stepped = True
+            self.rep.steps_run.append((self.next_seq(), node))
             flags = self.grads(info)
             # Parameters a backward certainly gave a gradient since `.grad` was last cleared.
             changed = {f[1] for f in flags or () if isinstance(f, tuple) and f[0] == "reached"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -160,6 +161,7 @@ class Reporter:
         self._once: set[object] = set()
         self.checks: dict[type, list[Check]] = _CHECKS
         self.backward_runs: list[BackwardRun] = []
+        self.steps_run: list[tuple[int, ast.Call]] = []  # optimizer steps, in order: (seq, call)
         self.blocks: dict[int, list[ast.stmt]] = {}  # id(statement) -> the list that holds it
         self.scopes: dict[int, int] = {}  # id(statement) -> id of its function (0: module code)
         # Heap cell ("@3.hidden") -> the statement that last wrote a graph into it (the cause of GG104).
@@ -448,6 +450,58 @@ class Reporter:
             )
         ]
 
+    def recompute_shared_fix(self, run: BackwardRun, site: Site, step: ast.Call) -> list[FixRef]:
+        """Compute the shared part and the second loss again just before that loss's backward, from
+        the stepped weights: offered when the shared part's assignment, the loss's assignment, the
+        step and the backward are statements of one block in that order, and nothing between the
+        step and the backward rebinds a name the two assignments read."""
+        target, stmt = run.target, run.stmt
+        if not isinstance(target, ast.Name) or not isinstance(stmt, ast.Expr) or not site.stmts:
+            return []
+        block = self.blocks.get(id(stmt))
+        shared = site.stmts[-1]
+        if block is None or self.blocks.get(id(shared)) is not block:
+            return []
+        at = block.index(stmt)
+        where = {id(s): i for i, s in enumerate(block[:at])}
+        stepped = next(
+            (i for i, s in enumerate(block[:at]) if isinstance(s, ast.Expr) and s.value is step), None
+        )
+        build = next(
+            (
+                i
+                for i in range(at - 1, -1, -1)
+                if isinstance(block[i], ast.Assign)
+                and len(block[i].targets) == 1  # type: ignore[attr-defined]
+                and isinstance(block[i].targets[0], ast.Name)  # type: ignore[attr-defined]
+                and block[i].targets[0].id == target.id  # type: ignore[attr-defined]
+            ),
+            None,
+        )
+        first = where.get(id(shared))
+        if stepped is None or build is None or first is None or not first < build < stepped:
+            return []
+        if not (
+            isinstance(shared, ast.Assign)
+            and len(shared.targets) == 1
+            and isinstance(shared.targets[0], ast.Name)
+        ):
+            return []
+        reads = {
+            n.id
+            for s in (shared, block[build])
+            for n in ast.walk(s.value)  # type: ignore[attr-defined]
+            if isinstance(n, ast.Name)
+        }
+        for between in block[stepped + 1 : at]:
+            if any(
+                isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in reads
+                for n in ast.walk(between)
+            ):
+                return []
+        text = "\n".join(textwrap.dedent(self.segment(s)) for s in (shared, block[build]))
+        return [self.fix("GG102", "recompute-shared", "insert-before", anchor=self.span(stmt), text=text)]
+
     def publish(self, observation: Observation) -> None:
         """An observation of the engine: every rule that checks this kind judges it."""
         for check in self.checks.get(type(observation), ()):
@@ -707,7 +761,24 @@ class Reporter:
                 "GG101", run.call, {"loss": loss, "first_line": first.call.lineno}, related, fixes, chain
             )
             return
+        step = next((call for seq, call in self.steps_run if first.seq < seq < run.seq), None)
         root = run.val.root
+        if step is not None:
+            # A step between the two passes changed weights: neither a summed backward nor a kept
+            # graph gives the second loss what it means; the shared part must be computed again.
+            holder = self.holder(site, avoid=(loss, other))
+            fields = {
+                "loss": loss,
+                "other": other,
+                "first_line": first.call.lineno,
+                "shared": holder or self.text(site.node),
+                "shared_line": site.stmts[-1].lineno if holder else getattr(site.node, "lineno", 0),
+                "step_line": step.lineno,
+            }
+            related.insert(2, Related(self.span(step), "changes the weights in between", "freed"))
+            fixes = self.recompute_shared_fix(run, site, step)
+            self.add("GG102", run.call, fields, related, fixes, chain, variant="stepped")
+            return
         if (
             root is not None
             and loss != other  # one name backpropagated per iteration: no sum to write

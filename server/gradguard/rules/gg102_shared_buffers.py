@@ -42,6 +42,13 @@ gradient on its own in between (per-task gradient norms, PCGrad-style
 projection). Its cost: the shared part's buffers stay in memory until both
 losses are gone, and the shared part is traversed twice.
 
+When an optimizer steps between the two passes (a discriminator's step, then a
+generator loss built on the same stored prediction), neither is a repair: the
+sum would mix the two updates, and a kept graph holds values from before the
+step. The message then says to compute the shared part again, after the step,
+for the second loss, and the fix does so just before that loss's backward
+when the statements allow it.
+
 ## When it does not fire
 
 - The losses come from disjoint graphs (two separate models).
@@ -64,6 +71,12 @@ RULE = Rule(
         "backpropagate their sum once, or pass `retain_graph=True` to the first backward"
     ),
     variants={
+        # An optimizer step ran between the two backward passes (a D step, then the G loss).
+        "stepped": (
+            "`{loss}` and `{other}` are both computed from `{shared}` (line {shared_line}): the "
+            "backward of `{other}` on line {first_line} freed that shared graph, so this backward "
+            "raises; compute `{shared}` again for `{loss}`, after the step on line {step_line}"
+        ),
         # One name for every loss of a loop (`for loss in losses.values(): loss.backward()`).
         "loop": (
             "every `{loss}` of this loop is computed from `{shared}` (line {shared_line}): this "
@@ -72,6 +85,10 @@ RULE = Rule(
         ),
     },
     fixes={
+        "recompute-shared": (
+            "Compute the shared part and the loss again after the step",
+            "The second loss sees the stepped weights, as a fresh forward pass would.",
+        ),
         "sum-losses": (
             "Backpropagate the sum of the losses once",
             "Same gradients in one pass; you can no longer look at each loss's gradient separately.",
@@ -83,6 +100,11 @@ RULE = Rule(
         ),
     },
     safety={
+        "recompute-shared": (
+            UNSAFE,
+            "The shared part runs a second time (a second forward pass through it, and new random "
+            "numbers if it draws any); the first loss's graph is unchanged.",
+        ),
         "sum-losses": (
             UNSAFE,
             "The summed backward gives the same gradients only if nothing between the two "
@@ -265,6 +287,33 @@ diversity_loss.backward()
 optimizer.step()
 """,
         line=15,
+        error="RuntimeError: Trying to backward through the graph a second time",
+    ),
+    # A step between the two passes (one optimizer per head): neither a summed backward nor a kept
+    # graph is the repair; the shared features must be computed again for the second loss.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+encoder = nn.Linear(4, 8)
+head_a = nn.Linear(8, 1)
+head_b = nn.Linear(8, 1)
+opt_a = torch.optim.SGD([*encoder.parameters(), *head_a.parameters()], lr=0.1)
+opt_b = torch.optim.SGD(head_b.parameters(), lr=0.1)
+x = torch.randn(6, 4)
+h = torch.tanh(encoder(x))
+loss_a = head_a(h).pow(2).mean()
+loss_b = head_b(h).abs().mean()
+opt_a.zero_grad()
+loss_a.backward()
+opt_a.step()
+opt_b.zero_grad()
+loss_b.backward()
+opt_b.step()
+""",
+        line=18,
         error="RuntimeError: Trying to backward through the graph a second time",
     ),
 ]
