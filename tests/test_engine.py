@@ -801,3 +801,24 @@ def test_zero_grad_goes_before_an_inner_accumulation_loop() -> None:
     (fix,) = finding.fixes
     assert fix.kind == "insert-before"
     assert fix.params["anchor"][0] == 8  # before `for x in batches:`
+
+
+def test_a_namespace_made_from_keywords_decides_branches() -> None:
+    """`opt = SimpleNamespace(mode="single")`: `opt.mode` is known, so the branch for another mode
+    never runs (its second backward was a false GG101 before)."""
+    source = textwrap.dedent(
+        """\
+        from types import SimpleNamespace
+
+        import torch
+
+        opt = SimpleNamespace(mode="single", lr=0.1)
+        w = torch.randn(3, requires_grad=True)
+        loss = (w * 2).sum()
+        loss.backward()
+        if opt.mode == "double":
+            loss.backward()
+        """
+    )
+    assert analyze(source) == []
+    assert [f.code for f in analyze(source.replace('mode="single"', 'mode="double"'))] == ["GG101"]
