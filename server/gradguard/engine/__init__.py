@@ -112,7 +112,6 @@ def unparsable(source: str, exc: BaseException, cell: bool = False) -> list[Find
 def analyze_tree(
     tree: ast.Module, source: str, loader: Loader | None = None, filename: str = "<string>"
 ) -> Analysis:
-    from .blocks import annotate_blocks
     from .interp import Interpreter
     from .report import Reporter
 
@@ -120,7 +119,7 @@ def analyze_tree(
     limit = sys.getrecursionlimit()
     try:
         sys.setrecursionlimit(max(limit, 4000))
-        annotate_blocks(tree.body, reporter.blocks, reporter.scopes)
+        reporter.annotate_later(tree.body)
         Interpreter(tree, reporter, loader, filename).run()
     except RecursionError:
         return Analysis(reporter.results())

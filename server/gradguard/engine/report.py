@@ -162,8 +162,11 @@ class Reporter:
         self.checks: dict[type, list[Check]] = _CHECKS
         self.backward_runs: list[BackwardRun] = []
         self.steps_run: list[tuple[int, ast.Call]] = []  # optimizer steps, in order: (seq, call)
-        self.blocks: dict[int, list[ast.stmt]] = {}  # id(statement) -> the list that holds it
-        self.scopes: dict[int, int] = {}  # id(statement) -> id of its function (0: module code)
+        # Where each statement sits (see blocks.annotate_blocks): made on first use, since a file
+        # with nothing to report (a library module) never asks.
+        self._blocks: dict[int, list[ast.stmt]] | None = None  # id(statement) -> its list
+        self._scopes: dict[int, int] = {}  # id(statement) -> id of its function (0: module code)
+        self._body: list[ast.stmt] = []
         # Heap cell ("@3.hidden") -> the statement that last wrote a graph into it (the cause of GG104).
         self.cell_writes: dict[str, ast.stmt] = {}
         self.cell_names: dict[str, str] = {}  # heap cell -> how the code names it (`self.hidden`)
@@ -183,6 +186,24 @@ class Reporter:
         self._simple: list[ast.stmt] | None = None
         self._functions: list[ast.FunctionDef | ast.AsyncFunctionDef] | None = None
         self._segments: dict[tuple[int, int | None], str] = {}
+
+    def annotate_later(self, body: list[ast.stmt]) -> None:
+        self._body = body
+
+    @property
+    def blocks(self) -> dict[int, list[ast.stmt]]:
+        if self._blocks is None:
+            from .blocks import annotate_blocks
+
+            self._blocks = {}
+            annotate_blocks(self._body, self._blocks, self._scopes)
+        return self._blocks
+
+    @property
+    def scopes(self) -> dict[int, int]:
+        if self._blocks is None:
+            self.blocks  # noqa: B018 (made together)
+        return self._scopes
 
     def first_read(self, loop: ast.AST, name: str) -> ast.Name | None:
         """``_first_read``, once per loop and name (every reuse in a loop asks again)."""

@@ -79,25 +79,41 @@ def join_states(states: list[State | None]) -> State | None:
         return None
     if len(live) == 1:
         return live[0].copy()
-    out = live[0].copy()
+    first = live[0]
+    # Built from the first path directly (no copy of it first): joins run at every branch and loop.
+    env, freed, vfreed, dirty, retained, mode = (
+        first.env,
+        first.freed,
+        first.vfreed,
+        first.dirty,
+        first.retained,
+        first.mode,
+    )
     for other in live[1:]:
-        env: dict[str, Val] = {}
-        for name, val in out.env.items():
-            if name in other.env:
-                env[name] = join(val, other.env[name])
+        other_env = other.env
+        joined: dict[str, Val] = {}
+        for name, val in env.items():
+            theirs = other_env.get(name, _MISSING)
+            if theirs is val:
+                joined[name] = val
+            elif theirs is _MISSING:
+                joined[name] = UNKNOWN
             else:
-                env[name] = UNKNOWN
-        for name in other.env:
-            if name not in env:
-                env[name] = UNKNOWN
-        out.env = env
-        out.freed = _meet(out.freed, other.freed)
-        out.vfreed = _meet(out.vfreed, other.vfreed)
-        out.dirty = _meet_dirt(out.dirty, other.dirty)
-        out.retained = _meet(out.retained, other.retained)
-        if out.mode is not other.mode:
-            out.mode = GradMode.MAYBE
-    return out
+                joined[name] = join(val, theirs)  # type: ignore[arg-type]
+        for name in other_env:
+            if name not in joined:
+                joined[name] = UNKNOWN
+        env = joined
+        freed = _meet(freed, other.freed)
+        vfreed = _meet(vfreed, other.vfreed)
+        dirty = _meet_dirt(dirty, other.dirty)
+        retained = _meet(retained, other.retained)
+        if mode is not other.mode:
+            mode = GradMode.MAYBE
+    return State(env, freed, vfreed, dirty, retained, mode)
+
+
+_MISSING = object()
 
 
 @dataclass(slots=True)
