@@ -822,3 +822,17 @@ def test_a_namespace_made_from_keywords_decides_branches() -> None:
     )
     assert analyze(source) == []
     assert [f.code for f in analyze(source.replace('mode="single"', 'mode="double"'))] == ["GG101"]
+
+
+def test_relevance_filter_reads_statements_not_words() -> None:
+    """The pre-filter's substring tests keep the patterns' meaning: a line starting a `for` or
+    `while` statement counts, the same letters inside a word do not."""
+    from gradguard.engine.report import _loops, _relevant_text
+
+    assert _loops("x = 1\n    for i in y:\n        pass")
+    assert _loops("while True:")
+    assert not _loops("information = forward(x)  # before the loop")
+    assert not _loops("for_each(x)\nwhile_loop = 1")
+    assert _relevant_text("def f(x):\n    return x.detach()\n")
+    assert not _relevant_text("def f(x):\n    y = x.detach().cpu()\n    return y\n")
+    assert _relevant_text("def f(m, x):\n    for p in m.parameters():\n        p.data -= x\n")

@@ -520,8 +520,18 @@ class Reporter:
                 for n in ast.walk(between)
             ):
                 return []
-        text = "\n".join(textwrap.dedent(self.segment(s)) for s in (shared, block[build]))
-        return [self.fix("GG102", "recompute-shared", "insert-before", anchor=self.span(stmt), text=text)]
+        texts = []
+        for s in (shared, block[build]):
+            whole = self.segment(s)
+            own = ast.get_source_segment(self.source, s, padded=True) if s.lineno < LINE_BLOCK else None
+            if own is None or own.strip() != whole.strip():
+                return []  # not alone on its lines (`a = 1; h = f(x)`): copying the lines copies more
+            texts.append(textwrap.dedent(whole))
+        return [
+            self.fix(
+                "GG102", "recompute-shared", "insert-before", anchor=self.span(stmt), text="\n".join(texts)
+            )
+        ]
 
     def publish(self, observation: Observation) -> None:
         """An observation of the engine: every rule that checks this kind judges it."""
