@@ -948,6 +948,15 @@ class Reporter:
         anchor: ast.AST = bound or binder or read or run.call
         move = self.move_parts(run, loop)
         fixes = [self.fix("GG103", "move-into-loop", "move-into-loop", **move)] if move else []
+        # Passes over one graph on purpose (Hessian rows, a saliency map per class): nothing in the
+        # loop changes weights, so keeping the graph is the cheaper repair, and it comes first.
+        repeats = (
+            not loop.changed_inplace  # in place anywhere it ran, functions it called included
+            and not self.steps_around(loop)
+            and _leaves_weights_alone(loop.node)
+        )
+        if repeats:
+            fixes.insert(0, self.retain_fix("GG103", run))
         related = [
             built,
             freed,
@@ -962,6 +971,7 @@ class Reporter:
             related,
             fixes,
             chain,
+            variant="repeated" if repeats else None,
         )
 
     def build_statement(self, site: Site, loop: LoopFrame, name: str) -> ast.stmt | None:
@@ -1444,6 +1454,46 @@ class Reporter:
         from .training_loop import check_zero_grad
 
         check_zero_grad(self, loop, env, ev)
+
+
+def _leaves_weights_alone(loop: ast.AST) -> bool:
+    """Does the loop's own text change no tensor a graph may have saved? No step, no `.data`, no
+    in-place method, no augmented assignment, and writes into an element or attribute only of a name
+    the loop body bound first (`e_i = torch.zeros_like(g)`, then `e_i[i] = 1`). Clearing `.grad`
+    (`zero_grad()`) changes no saved tensor."""
+    fresh: set[str] = set()
+    for stmt in getattr(loop, "body", []):
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.AugAssign):
+                return False
+            if isinstance(node, ast.Attribute) and node.attr in ("data", "step"):
+                return False
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr.endswith("_")
+                and not node.func.attr.startswith("_")
+            ):
+                return False
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    root = _write_root(target)
+                    if root is not target and not (isinstance(root, ast.Name) and root.id in fresh):
+                        return False
+                fresh.update(n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    return True
+
+
+def _write_root(target: ast.expr) -> ast.expr:
+    """The name under an element or attribute written to (`e_i` of `e_i.view(-1)[i] = 1.0`)."""
+    node = target
+    while True:
+        if isinstance(node, (ast.Subscript, ast.Attribute)):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            node = node.func.value
+        else:
+            return node
 
 
 def _cut_at(scope: ast.AST, read: ast.Name) -> bool:
