@@ -948,10 +948,13 @@ class Reporter:
         anchor: ast.AST = bound or binder or read or run.call
         move = self.move_parts(run, loop)
         fixes = [self.fix("GG103", "move-into-loop", "move-into-loop", **move)] if move else []
-        # Passes over one graph on purpose (Hessian rows, a saliency map per class): nothing in the
-        # loop changes weights, so keeping the graph is the cheaper repair, and it comes first.
+        # Passes over one graph on purpose (Hessian rows, a saliency map per class): each pass's
+        # gradients are read and nothing in the loop changes weights, so keeping the graph is the
+        # cheaper repair, and it comes first. (A loop that only backpropagates looks like training
+        # without its step: the forward belongs in the loop.)
         repeats = (
-            not loop.changed_inplace  # in place anywhere it ran, functions it called included
+            (run.kind == "grad" or _reads_grad(loop.node))  # the gradients of each pass are used
+            and not loop.changed_inplace  # in place anywhere it ran, functions it called included
             and not self.steps_around(loop)
             and _leaves_weights_alone(loop.node)
         )
@@ -1482,6 +1485,15 @@ def _leaves_weights_alone(loop: ast.AST) -> bool:
                         return False
                 fresh.update(n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name))
     return True
+
+
+def _reads_grad(loop: ast.AST) -> bool:
+    """Does the loop body read a `.grad` (what each pass computed: a saliency value per class)?"""
+    return any(
+        isinstance(n, ast.Attribute) and n.attr == "grad" and isinstance(n.ctx, ast.Load)
+        for stmt in getattr(loop, "body", [])
+        for n in ast.walk(stmt)
+    )
 
 
 def _write_root(target: ast.expr) -> ast.expr:

@@ -56,8 +56,9 @@ before an Adam loop over `log_scale`, `scale` still reads `[1., 1., 1.]` after
 five steps, and with fixed data every iteration gets exactly the same gradient.
 
 Unless the passes are the point: a loop that backpropagates one forward pass
-several times and changes no weights (a saliency map per class, the rows of a
-Hessian). There nothing goes stale, and `retain_graph=True` on the backward in
+several times, uses each pass's gradients (reads `.grad`, or calls
+`torch.autograd.grad`) and changes no weights (a saliency map per class, the
+rows of a Hessian). There nothing goes stale, and `retain_graph=True` on the backward in
 the loop is the cheaper repair; the message says so and offers it first. Its
 cost is that the graph built before the loop, and everything it saved, stays in
 memory until the loop ends. gradguard offers it only when no step or in-place
