@@ -109,6 +109,13 @@ RULE = Rule(
             "returned, which autograd does not let you change in place, so this line raises; use the "
             "out-of-place operation"
         ),
+        # The saving statement binds the very name changed (`out = x.scatter_reduce(...)`, then
+        # `out += b`): "but `out` saved it" would name the tensor, not the operation.
+        "made-it": (
+            "`{op}` changes `{name}` in place, but the operation that made `{name}` on line "
+            "{saved_line} saved it for the backward on line {backward_line}, so that backward raises; "
+            "use the out-of-place operation"
+        ),
         "sequential": (
             "`{layer}(inplace=True)` right after `{act}` overwrites the output that `{act}` saved for "
             "its backward, so the backward on line {backward_line} raises; drop `inplace=True`"
@@ -417,7 +424,8 @@ def report_changed_saved(ctx: Context, seen: SavedTensorChanged, code: str) -> N
         Related(ctx.span(seen.saved_by), f"saved for backward here: {ctx.text(seen.saved_by)}", "built"),
         ctx.backward_related(seen.run, outcome, "reused"),
     ]
-    ctx.add(code, seen.stmt if seen.stmt is not None else op, fields, related, fixes)
+    variant = "made-it" if code == "GG107" and fields["saved_by"] == fields["name"] else None
+    ctx.add(code, seen.stmt if seen.stmt is not None else op, fields, related, fixes, variant=variant)
 
 
 def check_changed(ctx: Context, seen: SavedTensorChanged) -> None:
