@@ -437,17 +437,7 @@ class Reporter:
         if block is None or block is not self.blocks.get(id(step)):
             return []
         at = block.index(stmt)
-        build = next(
-            (
-                i
-                for i in range(at - 1, -1, -1)
-                if isinstance(block[i], ast.Assign)
-                and len(block[i].targets) == 1  # type: ignore[attr-defined]
-                and isinstance(block[i].targets[0], ast.Name)  # type: ignore[attr-defined]
-                and block[i].targets[0].id == target.id  # type: ignore[attr-defined]
-            ),
-            None,
-        )
+        build = _last_assignment(block, at, target.id)
         if build is None or not build < block.index(step) < at:
             return []
         if all(block[build] is not t for t in site.stmts):
@@ -484,22 +474,11 @@ class Reporter:
         if block is None or self.blocks.get(id(shared)) is not block:
             return []
         at = block.index(stmt)
-        where = {id(s): i for i, s in enumerate(block[:at])}
         stepped = next(
             (i for i, s in enumerate(block[:at]) if isinstance(s, ast.Expr) and s.value is step), None
         )
-        build = next(
-            (
-                i
-                for i in range(at - 1, -1, -1)
-                if isinstance(block[i], ast.Assign)
-                and len(block[i].targets) == 1  # type: ignore[attr-defined]
-                and isinstance(block[i].targets[0], ast.Name)  # type: ignore[attr-defined]
-                and block[i].targets[0].id == target.id  # type: ignore[attr-defined]
-            ),
-            None,
-        )
-        first = where.get(id(shared))
+        build = _last_assignment(block, at, target.id)
+        first = next((i for i, s in enumerate(block[:at]) if s is shared), None)
         if stepped is None or build is None or first is None or not first < build < stepped:
             return []
         if not (
@@ -792,24 +771,25 @@ class Reporter:
                 "GG101", run.call, {"loss": loss, "first_line": first.call.lineno}, related, fixes, chain
             )
             return
+        # The shared part by the name the code gives it (`h` of `h = torch.relu(encoder(x))`).
+        holder = self.holder(site, avoid=(loss, other))
+        fields: dict[str, Any] = {
+            "loss": loss,
+            "other": other,
+            "first_line": first.call.lineno,
+            "shared": holder or self.text(site.node),
+            "shared_line": site.stmts[-1].lineno if holder else getattr(site.node, "lineno", 0),
+        }
         step = next((call for seq, call in self.steps_run if first.seq < seq < run.seq), None)
-        root = run.val.root
         if step is not None:
             # A step between the two passes changed weights: neither a summed backward nor a kept
             # graph gives the second loss what it means; the shared part must be computed again.
-            holder = self.holder(site, avoid=(loss, other))
-            fields = {
-                "loss": loss,
-                "other": other,
-                "first_line": first.call.lineno,
-                "shared": holder or self.text(site.node),
-                "shared_line": site.stmts[-1].lineno if holder else getattr(site.node, "lineno", 0),
-                "step_line": step.lineno,
-            }
+            fields["step_line"] = step.lineno
             related.insert(2, Related(self.span(step), "changes the weights in between", "freed"))
             fixes = self.recompute_shared_fix(run, site, step)
             self.add("GG102", run.call, fields, related, fixes, chain, variant="stepped")
             return
+        root = run.val.root
         if (
             root is not None
             and loss != other  # one name backpropagated per iteration: no sum to write
@@ -844,18 +824,10 @@ class Reporter:
             )
         if self.same_scope(first.stmt, run.stmt) and not self.between(first.stmt, run.stmt, _STEPS):
             fixes.append(self.retain_fix("GG102", first))
-        # The shared part by the name the code gives it (`h` of `h = torch.relu(encoder(x))`).
-        holder = self.holder(site, avoid=(loss, other))
         self.add(
             "GG102",
             run.call,
-            {
-                "loss": loss,
-                "other": other,
-                "first_line": first.call.lineno,
-                "shared": holder or self.text(site.node),
-                "shared_line": site.stmts[-1].lineno if holder else getattr(site.node, "lineno", 0),
-            },
+            fields,
             related,
             fixes,
             chain,
@@ -1457,6 +1429,20 @@ class Reporter:
         from .training_loop import check_zero_grad
 
         check_zero_grad(self, loop, env, ev)
+
+
+def _last_assignment(block: list[ast.stmt], before: int, name: str) -> int | None:
+    """The index of the last plain `name = ...` among the block's statements before ``before``."""
+    for i in range(before - 1, -1, -1):
+        stmt = block[i]
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id == name
+        ):
+            return i
+    return None
 
 
 def _leaves_weights_alone(loop: ast.AST) -> bool:
