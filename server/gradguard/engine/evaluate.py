@@ -3266,7 +3266,7 @@ _CONSTANTS: dict[tuple[type, object], Val] = {}
 def _element_names(loop: ast.For | ast.AsyncFor) -> frozenset[str]:
     """The names that hold (parts of) the element a loop is at: its targets, and names its body
     unpacks from them before anything else (`for t in buf: s, a, logp = t`)."""
-    names = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    names = set(_target_names(loop.target))
     for stmt in loop.body:
         if not (isinstance(stmt, ast.Assign) and _only_names(stmt.value, frozenset(names))):
             break

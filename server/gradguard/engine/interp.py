@@ -30,6 +30,7 @@ from .evaluate import (
     Frame,
     _key_val,
     _store_item,
+    _target_names,
     acc_taints,
     binding,
     carries_graph,
@@ -1606,7 +1607,7 @@ def _expects_error(expr: ast.expr) -> bool:
 
 def _sets_requires_grad(loop: ast.For | ast.AsyncFor) -> bool:
     """Does the loop body set `.requires_grad` of what its target names?"""
-    names = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    names = set(_target_names(loop.target))
     for stmt in loop.body:
         for n in ast.walk(stmt):
             if (
@@ -1640,7 +1641,7 @@ def _subscripts_by_target(loop: ast.For | ast.AsyncFor) -> bool:
 def _spells_attributes(loop: ast.For | ast.AsyncFor) -> bool:
     """Does the loop body get or set an attribute named by what its target binds
     (`getattr(model, name)`, `setattr(self, key, value)`)?"""
-    names = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    names = set(_target_names(loop.target))
     for stmt in loop.body:
         for n in ast.walk(stmt):
             if (
@@ -1741,7 +1742,7 @@ def _bound_once_before(binds: _Bindings, name: str, inner: ast.AST) -> bool:
 def _indexes_by_target(loop: ast.For | ast.AsyncFor) -> bool:
     """Does the loop body write a subscript keyed by a name the loop binds (`sums[idx] += v`), or
     call a method of what is filed under it (`meters[name].update(v)`)?"""
-    bound = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    bound = set(_target_names(loop.target))
     for stmt in ast.walk(ast.Module(body=loop.body, type_ignores=[])):
         if (
             isinstance(stmt, ast.Call)
