@@ -5,13 +5,13 @@ from __future__ import annotations
 import ast
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from types import ModuleType
 
 from . import engine, noqa
 from .engine.modules import Loader
 from .findings import Finding, Fix, FixRef, Span, TextEdit
 from .notebook import Notebook
+from .record import field, record, replace
 from .settings import Settings
 
 MAX_FIX_ROUNDS = 10
@@ -100,7 +100,7 @@ def _parses(source: str) -> bool:
     return True
 
 
-@dataclass
+@record
 class _Round:
     edits: list[TextEdit] = field(default_factory=list)
     count: int = 0
@@ -155,7 +155,7 @@ def fix_source(
     return source, applied
 
 
-@dataclass
+@record
 class NotebookCheck:
     """Findings of a notebook, in program coordinates, with the notebook to map them to cells."""
 

@@ -7,11 +7,12 @@ columns to UTF-16; the CLI prints ``col + 1`` as ruff does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from .record import field, record
 
-@dataclass(frozen=True, slots=True, order=True)
+
+@record(frozen=True, slots=True, order=True)
 class Span:
     line: int
     col: int
@@ -27,7 +28,7 @@ class Span:
         return cls(line, col, end_line, end_col)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Related:
     """Another place in the story of a finding."""
 
@@ -40,7 +41,7 @@ class Related:
     path: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FixRef:
     """A fix that can be computed later, with libcst, from the source text.
 
@@ -75,7 +76,7 @@ class FixRef:
         return cls(str(data["kind"]), str(data["title"]), str(data["tradeoff"]), params, applicability)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Finding:
     code: str
     message: str
@@ -88,13 +89,13 @@ class Finding:
     chain: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TextEdit:
     span: Span
     new_text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Fix:
     title: str
     tradeoff: str

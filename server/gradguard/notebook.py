@@ -15,10 +15,10 @@ import json
 import keyword
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from .findings import Fix, Span, TextEdit
+from .record import field, record
 
 # Cell magics whose body is ordinary Python; any other cell magic makes the cell foreign.
 _PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug", "pypy", "python", "python3"}
@@ -30,7 +30,7 @@ class NotebookError(ValueError):
     """A notebook file that is not valid notebook JSON."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CellSlice:
     """Where one code cell sits in the program."""
 
@@ -44,7 +44,7 @@ class CellSlice:
     syntax_error: SyntaxError | None = field(default=None, compare=False)
 
 
-@dataclass
+@record
 class Notebook:
     data: dict[str, Any]
     cells: list[CellSlice] = field(default_factory=list)
@@ -318,7 +318,7 @@ def _ipython_error(text: str, exc: SyntaxError | ValueError) -> SyntaxError | No
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+')
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Piece:
     """One JSON string of a cell's ``source`` as stored: where its opening quote is, and its text."""
 

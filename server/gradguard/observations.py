@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
+
+from .record import record
 
 if TYPE_CHECKING:
     from .engine.state import BackwardRun
@@ -64,7 +65,7 @@ class Context(Protocol):
 # -- the source itself --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Unparsable:
     """The source (or one notebook cell) does not parse with the Python running gradguard, so
     nothing in it was analysed. ``kind`` is the exception's name (``SyntaxError``,
@@ -80,7 +81,7 @@ class Unparsable:
 # -- backward passes -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class NoGraphBackward:
     """A backward on a value that certainly has no grad_fn (torch raises "element 0 of tensors
     does not require grad"), with recording certainly on. ``penalty``: the graph was cut by an
@@ -91,7 +92,7 @@ class NoGraphBackward:
     number: bool = False  # a Python number (after `.item()`), which has no `.backward()` at all
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class NonScalarBackward:
     """``backward()`` without ``gradient=`` on a tensor that certainly has not one element.
     ``shape``: its shape, sizes None where unknown; None when only the element count is known."""
@@ -100,7 +101,7 @@ class NonScalarBackward:
     shape: tuple[int | None, ...] | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class PenaltyBackward:
     """A backward through a value built from an ``autograd.grad`` result made without
     ``create_graph=True`` (that part of the loss is a constant)."""
@@ -112,7 +113,7 @@ class PenaltyBackward:
 # -- operations ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class NumpyOnGrad:
     """``.numpy()`` (or ``np.array(t)``) on a tensor that certainly requires grad."""
 
@@ -123,7 +124,7 @@ class NumpyOnGrad:
     in_list: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DiscardedDetach:
     """``x.detach()`` as a statement on its own, ``x`` a tensor. ``carried``: ``x`` is a name an
     enclosing loop reads before it writes it (state carried into the next iteration)."""
@@ -133,7 +134,7 @@ class DiscardedDetach:
     carried: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class LeafInplace:
     """An in-place change of a leaf tensor that requires grad while recording is certainly on.
     ``torch_name``: how the file names torch (for a ``with torch.no_grad():`` fix), if known."""
@@ -144,7 +145,7 @@ class LeafInplace:
     torch_name: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class MultiviewInplace:
     """An in-place change, with recording on, of one of the views that ``chunk``/``split``/
     ``unbind`` returned from a tensor that requires grad (torch raises right there)."""
@@ -155,7 +156,7 @@ class MultiviewInplace:
     split: ast.AST
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SequentialHazard:
     """A backward through a model call whose ``nn.Sequential`` has a layer with ``inplace=True``
     right after one that saved its output for backward. ``layer``: that layer's constructor call;
@@ -167,7 +168,7 @@ class SequentialHazard:
     saved_by: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class InputGradRead:
     """A read, in a loop, of the ``.grad`` of a tensor the code made (not a parameter) after a
     backward that added onto what an earlier iteration left there and read; nothing cleared it."""
@@ -176,7 +177,7 @@ class InputGradRead:
     read: ast.Attribute
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DiscardedGradients:
     """``optimizer.zero_grad()`` in a later iteration of a loop, run on every path of it, that clears
     gradients a backward (``backward``) added for this optimizer alone and no step has applied."""
@@ -187,7 +188,7 @@ class DiscardedGradients:
     step: ast.stmt | None  # that optimizer's `step()` later in the loop, where the clear belongs
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SavedTensorChanged:
     """A backward that needs a tensor ``saved_by`` saved, after ``op`` changed that tensor in place
     (``target``; ``stmt``: the statement holding the change). ``through_data``: the change went

@@ -6,7 +6,6 @@ import io
 import os
 import tokenize
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +14,13 @@ from .files import write_atomic  # noqa: F401 (the CLI writes fixed files with i
 from .findings import Finding, Span
 from .notebook import Notebook, NotebookError, StoredPositions, renumber_lines
 from .output import Diagnostic, EditRecord, FixRecord, Location, RelatedRecord
+from .record import field, record
 from .settings import Settings
 
 PARALLEL_THRESHOLD = 16
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Job:
     path: str  # absolute path; for standard input, the --stdin-filename or "-"
     display: str
@@ -39,7 +39,7 @@ class Job:
     cache: bool = True
 
 
-@dataclass
+@record
 class Outcome:
     job: Job
     diagnostics: list[Diagnostic] = field(default_factory=list)

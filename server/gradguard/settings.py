@@ -13,11 +13,11 @@ import fnmatch
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import PurePath, PurePosixPath
 from typing import Any
 
 from . import registry
+from .record import field, record, replace
 
 SEVERITIES = ("error", "warning", "information", "hint")
 _SEVERITY_ALIASES = {"info": "information", "warn": "warning", "note": "information"}
@@ -59,7 +59,7 @@ def _match_length(code: str, selectors: Iterable[str]) -> int:
     return best
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Settings:
     """Resolved settings. Collections are tuples so a Settings is hashable and picklable."""
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 from typing import Any
 
+from ..record import field, record
 
-@dataclass(slots=True, eq=False)
+
+@record(slots=True, eq=False)
 class ClassInfo:
     node: ast.ClassDef
     is_module: bool
@@ -157,7 +158,7 @@ def is_module_base(base: str, module_classes: set[str], module_aliases: set[str]
     return len(parts) == 1 and "Module" in module_aliases or ".".join(parts[:-1]) in module_aliases
 
 
-@dataclass(slots=True, eq=False)
+@record(slots=True, eq=False)
 class SuperRef:
     """`super()` in a method of ``cls``, on the instance ``inst`` (a ModuleInst)."""
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import ast
 import builtins
 import sys
-from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from .. import observations as obs
+from ..record import field, record, replace
 from . import shapes as shp
 from . import torchapi as api
 from .classes import ClassInfo, SuperRef, saved_by_forward
@@ -81,7 +81,7 @@ _NEW_TENSOR_FUNCS = frozenset({"interpolate", "pad", "grid_sample", "affine_grid
 _SEQ_TIMES_INT = ({Ty.LIST, Ty.NUMBER}, {Ty.TUPLE, Ty.NUMBER})
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Frame:
     func: ast.FunctionDef | ast.AsyncFunctionDef
     returns: list[tuple[State, Val]] = field(default_factory=list)
@@ -3195,7 +3195,7 @@ def _dict_get(d: Val, key: ast.expr) -> Val:
 LIST_DEFAULT = "defaultdict(list)"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DefaultValue:
     """`info` of a `defaultdict(lambda: ...)`: what a missing key reads as."""
 

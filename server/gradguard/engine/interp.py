@@ -11,9 +11,9 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..record import field, record, replace
 from . import torchapi as api
 from .classes import (
     ClassInfo,
@@ -1670,7 +1670,7 @@ def _free_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return loads - bound
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Bindings:
     """How a function binds its names, read once per function (closures ask per name)."""
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..record import field, record
 from ..store import digest
 from .blocks import annotate_blocks
 
@@ -29,7 +29,7 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 NEVER_FOLLOWED = frozenset({"torch", "numpy", "__future__"})
 
 
-@dataclass(slots=True, eq=False)
+@record(slots=True, eq=False)
 class ForeignModule:
     """Another file of the project: its text, its tree (lines moved to its block), its block."""
 
@@ -95,7 +95,7 @@ class ModuleTable:
         return found
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Namespace:
     """A module of the project bound to a name (``import utils as U``): its names after it ran,
     and its submodules imported through it (``import pkg.models``)."""
@@ -105,7 +105,7 @@ class Namespace:
     submodules: dict[str, Namespace] = field(default_factory=dict)
 
 
-@dataclass(slots=True, eq=False)
+@record(slots=True, eq=False)
 class LazyImport:
     """A name an import binds, resolved on first use: only imports the analysis reads cost a
     resolution and a module run. ``name`` for ``from module import name``; else ``import module``

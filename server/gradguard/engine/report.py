@@ -6,11 +6,11 @@ import ast
 import re
 import textwrap
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..findings import Finding, FixRef, Related, Span
 from ..observations import Check, Observation, SavedTensorChanged
+from ..record import record
 from ..rules import RULES, checks
 from .chain import chain_text
 from .modules import LINE_BLOCK, ForeignModule, VirtualLines
@@ -107,7 +107,7 @@ _RAISING = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class BackwardInfo:
     """What one backward call does to the graphs it reaches (for the hover on `.backward(`)."""
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..record import field, record, replace
 from .values import UNKNOWN, GradMode, IPath, Site, Val, join
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class BackwardRun:
     """One abstract execution of a backward call (``.backward()``, ``autograd.grad/backward``)."""
 
@@ -24,7 +24,7 @@ class BackwardRun:
     kind: str  # "backward" or "grad"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Dirt:
     """An in-place change to a tensor some graph node saved."""
 
@@ -37,7 +37,7 @@ class Dirt:
     certain: bool = False
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class State:
     env: dict[str, Val] = field(default_factory=dict)
     freed: dict[Site, BackwardRun] = field(default_factory=dict)  # must-freed saved buffers
@@ -116,7 +116,7 @@ def join_states(states: list[State | None]) -> State | None:
 _MISSING = object()
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class LoopFrame:
     node: ast.For | ast.While | ast.AsyncFor
     iteration: int = 1

@@ -12,8 +12,9 @@ import ast
 import enum
 import itertools
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
+
+from ..record import field, record
 
 
 class Grad(enum.Enum):
@@ -205,14 +206,14 @@ def remap_module(val: Val, memo: dict[int, ModuleInst]) -> Val:
     return val
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Taint:
     kind: str  # "grad-no-graph" (GG202), "accumulated" / "carried" (GG301)
     node: ast.AST
     key: object = None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Val:
     grad: Grad = Grad.UNKNOWN
     ty: Ty = Ty.UNKNOWN
@@ -302,7 +303,7 @@ OTHER = Val(Grad.NONE, Ty.OTHER)
 NONE_VAL = Val(Grad.NONE, Ty.NONE_OBJ, is_none_literal=True)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class OptimizerInfo:
     modules: list[ModuleInst] = field(default_factory=list)
     objs: set[object] = field(default_factory=set)  # parameter identities it steps

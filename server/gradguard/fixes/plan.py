@@ -9,16 +9,17 @@ rebuilt at most once and several primitives compose (``multi``).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 import libcst as cst
 
 from gradguard.fixes.locate import Index, Stale
 
+from ..record import field, record
+
 Rewrite = Callable[[cst.CSTNode], cst.CSTNode]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Moved:
     """A placeholder for a statement moved here from elsewhere in the file."""
 
@@ -28,7 +29,7 @@ class Moved:
 Item = cst.BaseStatement | Moved
 
 
-@dataclass
+@record
 class Plan:
     index: Index
     rewrites: dict[cst.CSTNode, list[Rewrite]] = field(default_factory=dict)

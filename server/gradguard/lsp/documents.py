@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import warnings
 from collections.abc import Hashable
-from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import unquote
 
@@ -22,6 +21,7 @@ from ..api import cell_syntax_errors, inspect_source
 from ..engine.modules import Loader
 from ..engine.report import BackwardInfo
 from ..findings import Finding
+from ..record import field, record, replace
 from ..settings import Settings
 from .notebooks import CellText, NotebookLocator, cell_texts
 from .positions import Codec, Locator, TextLocator
@@ -32,7 +32,7 @@ from .settings import EditorSettings
 MAX_SOURCE_CHARS = 1_500_000
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Snapshot:
     key: str  # the text document's URI, or the notebook's
     version: Hashable  # the document version; for notebooks the cells' (uri, version) pairs
@@ -58,7 +58,7 @@ class Snapshot:
         return self.notebook.code_cell_uris() if self.notebook is not None else [self.key]
 
 
-@dataclass
+@record
 class Result:
     snapshot: Snapshot
     settings: Settings

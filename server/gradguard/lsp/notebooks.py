@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types
 
 from ..findings import Span
 from ..notebook import Notebook, renumber_lines
+from ..record import record
 from .positions import Codec, from_position, split_lines, to_range
 
 PYTHON_LANGUAGES = frozenset({"python", "jupyter-python"})
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CellText:
     uri: str
     text: str

@@ -11,16 +11,16 @@ its ``ignore`` adds to it, its ``severity`` entries win.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from typing import Any
 
+from ..record import record, replace
 from ..settings import Settings
 
 DEFAULT_DEBOUNCE_MS = 150
 _DEBOUNCE_RANGE = (0, 5000)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EditorSettings:
     enable: bool = True
     select: tuple[str, ...] | None = None

@@ -2,30 +2,30 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Location:
     row: int  # 1-based (within the cell for notebooks)
     column: int  # 1-based, in code points
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class EditRecord:
     content: str
     location: Location
     end_location: Location
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FixRecord:
     title: str
     edits: tuple[EditRecord, ...]
     applicability: str = "unsafe"  # "safe", "unsafe" or "display", as ruff's JSON says it
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RelatedRecord:
     message: str
     location: Location
@@ -38,7 +38,7 @@ class RelatedRecord:
     path: str | None = None  # in another file of the project (absolute); None: the finding's file
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Diagnostic:
     code: str
     message: str

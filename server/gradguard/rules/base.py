@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..record import field, record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Valid:
     """Code that must run clean under torch and get no finding of this rule."""
 
     source: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Invalid:
     """Code that gets a finding of this rule on ``line``.
 
@@ -34,7 +34,7 @@ class Invalid:
 SAFE, UNSAFE, DISPLAY = "safe", "unsafe", "display"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Rule:
     code: str
     name: str
