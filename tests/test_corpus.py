@@ -252,7 +252,6 @@ SHAPE_MISSES: set[tuple[str, int, str]] = {
     ("j_gg103_1_trainer_init_scale.py", 12, "GG103"),  # the training loop is a list comprehension
     ("j_gg103_2_features_before_train.py", 32, "GG103"),  # the same
     ("k_gg301_5_loss_meter.py", 14, "GG301"),
-    ("k_gg302_5_online_gru_cell.py", 20, "GG302"),
 }
 
 

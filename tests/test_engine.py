@@ -835,3 +835,92 @@ def test_relevance_filter_reads_statements_not_words() -> None:
     assert _relevant_text("def f(x):\n    return x.detach()\n")
     assert not _relevant_text("def f(x):\n    y = x.detach().cpu()\n    return y\n")
     assert _relevant_text("def f(m, x):\n    for p in m.parameters():\n        p.data -= x\n")
+
+
+_KV_CACHE = """\
+import torch
+import torch.nn as nn
+
+
+class Attention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.wk = nn.Linear(4, 4)
+        self.cache = torch.zeros(2, 6, 4)
+
+    def forward(self, x):
+        n = x.shape[1]
+{reset}        self.cache[:, :n] = self.wk(x)
+        keys = self.cache[:, :n]
+        return (x @ keys.transpose(1, 2)).softmax(-1) @ keys
+
+
+attn = Attention()
+opt = torch.optim.SGD(attn.parameters(), lr=0.1)
+for step in range(2):
+    loss = attn(torch.randn(2, 3, 4)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+@pytest.mark.parametrize(
+    "reset",
+    ["", "        self.cache = self.cache.detach()\n", "        self.cache = torch.zeros(2, 6, 4)\n"],
+)
+def test_a_graph_written_into_part_of_an_objects_tensor_is_carried(reset: str) -> None:
+    """A KV cache written by slice keeps the earlier step's graph in the rest of the tensor (torch
+    2.13: "Trying to backward through the graph a second time" on the second step); detaching or
+    remaking it each call runs clean."""
+    codes = [(f.code, f.span.line) for f in analyze(_KV_CACHE.format(reset=reset))]
+    assert codes == ([("GG104", 13)] if not reset else [])
+
+
+@pytest.mark.parametrize(
+    ("arguments", "flagged"),
+    [
+        ("reduce=False", True),
+        ("reduce=False, reduction='mean'", True),  # the deprecated argument wins (torch 2.13)
+        ("size_average=False", False),
+        ("reduction='none'", True),
+        ("reduce=True", False),
+    ],
+)
+def test_deprecated_loss_reduction_arguments(arguments: str, flagged: bool) -> None:
+    """`nn.NLLLoss(reduce=False)` keeps a loss per element (shape (3,) under torch 2.13), so a bare
+    backward raises "grad can be implicitly created only for scalar outputs"."""
+    for criterion in (f"nn.NLLLoss({arguments})", f"lambda a, b: F.nll_loss(a, b, {arguments})"):
+        source = (
+            "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+            f"criterion = {criterion}\n"
+            "x = torch.randn(3, 4, requires_grad=True)\n"
+            "loss = criterion(x.log_softmax(1), torch.tensor([0, 1, 2]))\n"
+            "loss.backward()\n"
+        )
+        assert [f.code for f in analyze(source)] == (["GG109"] if flagged else []), criterion
+
+
+def test_a_models_zero_grad_in_every_micro_batch_discards_gradients() -> None:
+    """`model.zero_grad()` clears what the optimizer of its parameters steps: in every iteration of
+    a loop whose step runs every second one, it throws away the first micro-batch's gradient (under
+    torch 2.13 the step applies the second batch's gradient alone). Like `optimizer.zero_grad()`."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for i, x in enumerate([torch.randn(8, 4) for _ in range(4)], 1):
+            model.zero_grad()
+            loss = model(x).pow(2).mean()
+            loss.backward()
+            if i % 2 == 0:
+                optimizer.step()
+        """
+    )
+    (finding,) = analyze(source)
+    assert (finding.code, finding.span.line) == ("GG201", 7)
+    stepped = source.replace("    if i % 2 == 0:\n        optimizer.step()", "    optimizer.step()")
+    assert analyze(stepped) == []

@@ -199,7 +199,7 @@ DOCUMENTED_FIELDS: dict[str, dict[str, set[str]]] = {
         "before-loop": {"optimizer", "clear_line", "step_line"},
     },
     "GG202": {"": {"name", "loss"}, "raises": {"name", "loss"}},
-    "GG203": {"": {"name", "saved_by", "saved_line"}},
+    "GG203": {"": {"name", "saved_by", "saved_line"}, "made-it": {"name", "saved_line"}},
     "GG301": {"": {"acc", "value", "suggest"}, "record": {"acc", "value"}},
     "GG302": {"": {"masks"}},
 }

@@ -110,6 +110,8 @@ class Evaluator:
         # getattr/setattr calls as the attribute accesses they spell, made once per call and name.
         self.spelled: dict[tuple[int, str], ast.Attribute] = {}
         self.spread: dict[ast.Starred, Val] = {}
+        # `f(**batch)` spread from a dict whose keys and values are known, at its last evaluation.
+        self.spread_dicts: dict[int, bool] = {}
         self.frames: list[Frame] = []
         self.stmt_stack: list[ast.stmt] = []
         self._rebound: dict[int, frozenset[str]] = {}
@@ -359,6 +361,8 @@ class Evaluator:
 
     def e_Compare(self, node: ast.Compare) -> Val:
         vals = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
+        if self.same_storage(node):
+            return Val(Grad.NONE, Ty.OTHER, truth=True)
         if len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) and vals[1].ty is Ty.DICT:
             # `"neg_bias" in cfg.logit_reg` on a dict whose keys are all known.
             found = contains(vals[0], vals[1])
@@ -375,6 +379,26 @@ class Evaluator:
         if all(v.ty in (Ty.NUMBER, Ty.OTHER) for v in vals):
             return Val(Grad.NONE, Ty.OTHER, truth=compare_truth(node, vals))
         return UNKNOWN
+
+    def same_storage(self, node: ast.Compare) -> bool:
+        """`query.data_ptr() == key.data_ptr() == value.data_ptr()` (fairseq's self-attention
+        test) when the same tensor was passed for each: the very same value, not merely one that
+        shares memory (a view may start elsewhere)."""
+        if not all(isinstance(op, ast.Eq) for op in node.ops):
+            return False
+        seen: list[Val] = []
+        for part in (node.left, *node.comparators):
+            if not (
+                isinstance(part, ast.Call)
+                and isinstance(part.func, ast.Attribute)
+                and part.func.attr == "data_ptr"
+                and not part.args
+                and not part.keywords
+            ):
+                return False
+            seen.append(self.peek(part.func.value))
+        first = seen[0]
+        return first.is_tensor and first.obj is not None and all(v is first for v in seen)
 
     def e_BoolOp(self, node: ast.BoolOp) -> Val:
         """`feature_map or default_map`: the operand Python returns, where each one's truth is known
@@ -449,7 +473,8 @@ class Evaluator:
                     # Arithmetic on known numbers (`hidden * 2`, a step counter in the iterations
                     # the loop is followed over).
                     return _fold(op, left.lit[0], right.lit[0])
-                return NUMBER
+                why = _best_cause((left, right))  # `rl_loss -= logp.item() * reward`: still a float
+                return NUMBER if why is None else Val(Grad.NONE, Ty.NUMBER, cause=why)
             if isinstance(op, ast.Mult) and {left.ty, right.ty} in _SEQ_TIMES_INT:
                 # `[0] * n`: the elements repeated (exact when n is known and small).
                 seq, count = (left, right) if left.ty is not Ty.NUMBER else (right, left)
@@ -484,6 +509,7 @@ class Evaluator:
             shape = right.shape
         if right.ty is Ty.NUMBER and left.is_tensor:
             shape = left.shape
+        left, right = _gradient_terms(op, left, right)
         if not (left.requires_grad or right.requires_grad) and self.mode() is not GradMode.OFF:
             if left.grad is Grad.NONE and right.grad is Grad.NONE:
                 return Val(
@@ -642,6 +668,10 @@ class Evaluator:
             return Val(Grad.NONE, Ty.QUAL, qual=f"{base.qual}.{attr}")
         if base.module is not None:
             inst = base.module
+            if inst.kind == "options":
+                # An option the program never set itself: a number, string or flag, never a tensor
+                # (combined with a tensor, a number: `args.beta * loss` keeps the loss's shape).
+                return NUMBER
             if attr == "_modules" and base.ty is Ty.MODULE and (kids := _known_children(inst)) is not None:
                 # A container's children by name (`for name, layer in vgg._modules.items()`).
                 return Val(
@@ -795,12 +825,15 @@ class Evaluator:
             return Val(Grad.NONE, Ty.LIST, elts=tuple(results))
         self.comprehending += 1
         try:
+            full = True  # every element of every iterable gives one: empty only if one of them is
             for i, gen in enumerate(node.generators):
                 it = first if i == 0 else self.expr(gen.iter)
+                full = full and not gen.ifs and _certainly_nonempty(it)
                 self.assign_target(gen.target, self.iter_element(it, gen.iter))
                 for cond in gen.ifs:
                     self.expr(cond)
-            return self._comp_out(node, self._comp_value(node))
+            out = self._comp_out(node, self._comp_value(node))
+            return out.with_(nonempty=True) if full and out.ty is Ty.LIST else out
         finally:
             self.comprehending -= 1
 
@@ -843,12 +876,34 @@ class Evaluator:
 
     # -- calls -----------------------------------------------------------------------
 
+    def call_kwargs(self, node: ast.Call) -> dict[str, Val]:
+        """A call's keyword arguments, with `**d` spread when ``d`` is a dict known here (a batch
+        `{"input_ids": ..., "labels": ...}` given as `model(**batch)`)."""
+        kwargs: dict[str, Val] = {}
+        for k in node.keywords:
+            if k.arg is not None:
+                kwargs[k.arg] = self.expr(k.value)
+                continue
+            given = self.expr(k.value)
+            known = (
+                given.ty is Ty.DICT
+                and given.keys is not None
+                and given.elts is not None
+                and all(type(key) is str for key in given.keys)
+            )
+            self.spread_dicts[id(k)] = known
+            if known:
+                assert given.keys is not None and given.elts is not None
+                for key, val in zip(given.keys, given.elts, strict=True):
+                    kwargs.setdefault(str(key), val)
+        return kwargs
+
     def e_Call(self, node: ast.Call) -> Val:
         func = node.func
         if isinstance(func, ast.Attribute):
             recv = self.expr(func.value)
             args = [self.expr(a) for a in node.args]
-            kwargs = {k.arg: self.expr(k.value) for k in node.keywords if k.arg is not None}
+            kwargs = self.call_kwargs(node)
             if isinstance(recv.info, SuperRef) and func.attr == "__init__":
                 if self.sequential_init(recv.info, func.attr, node, args):
                     return NONE_VAL
@@ -885,7 +940,7 @@ class Evaluator:
                 self.assign_target(spelled, self.expr(node.args[2]))
                 return NONE_VAL
         args = [self.expr(a) for a in node.args]
-        kwargs = {k.arg: self.expr(k.value) for k in node.keywords if k.arg is not None}
+        kwargs = self.call_kwargs(node)
         if fval.ty is Ty.QUAL and fval.qual:
             return self.qual_call(fval.qual, node, args, kwargs)
         if fval.ty is Ty.FUNC:
@@ -1010,6 +1065,8 @@ class Evaluator:
             return NUMBER
         if qual in _NAMESPACES and not node.args and all(k.arg is not None for k in node.keywords):
             return self.namespace_object(qual, kwargs)
+        if qual == "argparse.ArgumentParser":
+            return Val(Grad.NONE, Ty.OTHER, qual=qual)
         if qual.startswith("torch.nn.utils.clip_grad"):
             return OTHER  # scales gradients, clears nothing (and backpropagates nothing)
         if qual in _FUNCTIONAL_CALLS:
@@ -1161,7 +1218,7 @@ class Evaluator:
         if name in ("float", "int", "bool") and args:
             if args[0].is_tensor:
                 return Val(Grad.NONE, Ty.NUMBER, cause=(f"`{name}()`", node))
-            return NUMBER if args[0].ty is Ty.NUMBER else UNKNOWN
+            return NUMBER  # whatever it converts (or it raises): a Python number
         if name == "len" and args and args[0].ty in (Ty.LIST, Ty.TUPLE, Ty.DICT) and args[0].elts is not None:
             return Val(Grad.NONE, Ty.NUMBER, lit=(len(args[0].elts),))  # a list or dict known exactly
         if name in ("len", "round", "abs") and not (args and args[0].is_tensor):
@@ -1188,7 +1245,13 @@ class Evaluator:
             else:
                 parts = tuple(self.one_element(a) for a in args)
             taints = frozenset().union(*(a.taints for a in args))
-            return Val(Grad.NONE, Ty.LIST, item=Val(Grad.NONE, Ty.TUPLE, elts=parts), taints=taints)
+            return Val(
+                Grad.NONE,
+                Ty.LIST,
+                item=Val(Grad.NONE, Ty.TUPLE, elts=parts),
+                taints=taints,
+                nonempty=all(_certainly_nonempty(a) for a in args),
+            )
         if name == "iter" and len(args) == 1 and args[0].ty in (Ty.LIST, Ty.TUPLE):
             return args[0].with_(ty=Ty.LIST)  # an iterator over it yields its elements
         if name == "next" and len(args) == 1 and args[0].ty in (Ty.LIST, Ty.TUPLE):
@@ -1330,7 +1393,17 @@ class Evaluator:
         elif name in api.CONTAINERS:
             inst = ModuleInst(name, False, kind="container")
             children: list[ModuleInst] = [a.module for a in args if a.module is not None]
+            # `nn.Sequential(*layers)` of a list built in a loop: how many layers is not known, but
+            # each is the same kind of module; it stands for them (loops run at least once).
+            alike = (
+                self.spread.get(node.args[0])
+                if len(node.args) == 1 and isinstance(node.args[0], ast.Starred)
+                else None
+            )
             spread = self.spread_args(node, args)
+            if spread is None and alike is not None and alike.elts is None and alike.ty is Ty.LIST:
+                item = alike.item
+                spread = [item] if item is not None and item.module is not None else None
             if name == "Sequential" and spread is not None and all(a.module is not None for a in spread):
                 inst.seq_children = [a.module for a in spread if a.module is not None]
                 inst.has_params = any(c.has_params for c in inst.seq_children)
@@ -1570,6 +1643,13 @@ class Evaluator:
             # A tensor method on a value of unknown kind, under no_grad: no grad_fn on the result.
             ty = Ty.TENSOR if name not in _MULTI_OUTPUT else Ty.UNKNOWN
             return Val(Grad.NONE, ty, obj=object(), cause=(NO_GRAD_CAUSE, node))
+        if recv.ty is Ty.OTHER and recv.qual == "argparse.ArgumentParser":
+            if name in ("parse_args", "parse_known_args"):
+                # Command-line options: strings, numbers, flags, lists of them; never a tensor
+                # (unless the program stores one on it, which its heap cell then holds).
+                options = Val(Grad.NONE, Ty.OTHER, module=ModuleInst("Namespace", False, kind="options"))
+                return options if name == "parse_args" else Val(Grad.NONE, Ty.TUPLE, elts=(options, OTHER))
+            return OTHER
         if recv.ty is Ty.MODULE and recv.module is not None:
             return self.module_method(recv, name, node, args, kwargs)
         if recv.ty is Ty.OPTIMIZER:
@@ -1723,6 +1803,8 @@ class Evaluator:
             new = new.with_(taints=new.taints | value.taints)
         if value.sites and value.is_tensor:
             new = new.with_(held=lst.held | value.sites)
+        if not new.nonempty:
+            new = new.with_(nonempty=True)
         st.env[name] = new if at is None else _store_item(st.env.get(name, UNKNOWN), at, new)
 
     def built_while_kept(self, value: Val, name: str, value_node: ast.expr) -> bool:
@@ -1963,6 +2045,9 @@ class Evaluator:
         if method and name in _SIZE_ARGUMENTS:
             # Their other arguments are sizes, dims or norms: a number not known here is no input.
             all_inputs = (recv, *(a for a in args if a.is_tensor))
+        elif method and name in _LIKE_METHODS:
+            # The other tensor gives only a shape, dtype or device: autograd records no edge to it.
+            all_inputs = (recv,)
         if name in api.SAVES_SELF and recv.obj is not None:
             saved.add(recv.obj)
         if name in api.SAVES_OTHER:
@@ -1979,7 +2064,11 @@ class Evaluator:
         elif name in api.REDUCTIONS:
             shape = _reduced_shape(node, recv.shape, args)
         elif name in api.LOSS_FUNCS:
-            red = self.const_kw(node, "reduction")
+            red = _reduction(
+                self.const_kw(node, "reduction"),
+                self.const_kw(node, "reduce"),
+                self.const_kw(node, "size_average"),
+            )
             shape = (
                 _loss_none_shape(name, recv.shape)
                 if red == "none"
@@ -2193,6 +2282,8 @@ class Evaluator:
             params = inst.all_params_objs()
             for info in self.optimizers:
                 if info.objs & params:
+                    if info.objs <= params:
+                        self.check_discard(info, node)  # `model.zero_grad()` clears what it steps
                     # All of the optimizer's parameters are cleared, or only some: then not known.
                     self.set_grads(info, frozenset() if info.objs <= params else None)
             return NONE_VAL
@@ -2225,7 +2316,7 @@ class Evaluator:
         region: ast.AST = loop
         if not _within(loop, stmt) and self.frames and _within(self.frames[-1].func, stmt):
             region = self.frames[-1].func
-        step = self.step_after(stmt, node, region)
+        step = self.step_after(stmt, node, region, info)
         if step is None and region is not loop and self.frames and not self.stepped_in(loop):
             # A helper called per micro-batch that clears first, its optimizer stepped after the
             # loop (`for mb in batches: trainer.forward_backward(mb)` then `trainer.optim_step()`):
@@ -2248,9 +2339,12 @@ class Evaluator:
         """Has an optimizer step run in this loop so far (in its body or a call it made)?"""
         return any(f.node is loop and f.stepped for f in self.loops)
 
-    def step_after(self, stmt: ast.stmt, zero_grad: ast.Call, region: ast.AST) -> ast.stmt | None:
+    def step_after(
+        self, stmt: ast.stmt, zero_grad: ast.Call, region: ast.AST, info: OptimizerInfo
+    ) -> ast.stmt | None:
         """The `<same optimizer>.step()` statement after ``stmt`` in the region of one iteration
-        (under an `if` too), where the clear belongs."""
+        (under an `if` too), where the clear belongs. The optimizer is the clear's receiver, or,
+        for a model's `zero_grad()`, the optimizer of its parameters."""
         if not isinstance(zero_grad.func, ast.Attribute):
             return None
         owner = ast.dump(zero_grad.func.value)  # the receiver as code (messages shorten their text)
@@ -2260,8 +2354,10 @@ class Evaluator:
                 and isinstance(node.value, ast.Call)
                 and isinstance(node.value.func, ast.Attribute)
                 and node.value.func.attr == "step"
-                and ast.dump(node.value.func.value) == owner
                 and (node.lineno, node.col_offset) > (stmt.lineno, stmt.col_offset)
+                and (
+                    ast.dump(node.value.func.value) == owner or self.peek(node.value.func.value).info is info
+                )
             ):
                 return node
         return None
@@ -2463,7 +2559,8 @@ class Evaluator:
         call_args = tuple(zip(node.args, args, strict=False))
         mode = self.mode()
         if inst.kind == "loss":
-            red = inst.kwargs.get("reduction")
+            known = inst.kwargs
+            red = _reduction(known.get("reduction"), known.get("reduce"), known.get("size_average"))
             shape = (
                 _loss_none_shape(inst.cls_name, x.shape)
                 if red == "none"
@@ -2690,7 +2787,8 @@ class Evaluator:
         # The callee sees the heap (attributes of known objects), not the caller's names.
         env: dict[str, Val] = {k: v for k, v in caller.env.items() if k[0] == "@"}
         spread = node is not None and (
-            any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
+            any(isinstance(a, ast.Starred) for a in node.args)
+            or any(k.arg is None and not self.spread_dicts.get(id(k)) for k in node.keywords)
         )
         if spread and node is not None:
             # Positional arguments up to the first `*x` are known; after it, nothing is.
@@ -2716,9 +2814,22 @@ class Evaluator:
             else:
                 env[p.arg] = self.default(d) if d is not None and not spread else UNKNOWN
         if func.args.vararg:
-            env[func.args.vararg.arg] = UNKNOWN
+            # `*args`: the positional arguments beyond the parameters, when none was spread.
+            extra = args[len(params) :] if not spread else None
+            env[func.args.vararg.arg] = (
+                Val(Grad.NONE, Ty.TUPLE, elts=tuple(extra)) if extra is not None else UNKNOWN
+            )
         if func.args.kwarg:
-            env[func.args.kwarg.arg] = UNKNOWN
+            # `**kwargs`: the keyword arguments no parameter takes (`{}` when there are none), known
+            # when nothing was spread into the call.
+            if spread:
+                env[func.args.kwarg.arg] = UNKNOWN
+            else:
+                taken = {p.arg for p in params} | {p.arg for p in func.args.kwonlyargs}
+                rest = {k: v for k, v in kwargs.items() if k not in taken}
+                env[func.args.kwarg.arg] = Val(
+                    Grad.NONE, Ty.DICT, keys=tuple(rest), elts=tuple(rest.values())
+                )
         if self_inst is not None and params:
             env[params[0].arg] = Val(
                 Grad.NONE, Ty.MODULE if self_inst.kind == "user" else Ty.OTHER, module=self_inst
@@ -2855,11 +2966,15 @@ class Evaluator:
             # they train nothing. With respect to parameters they are an update's step (first-order
             # MAML's `w - lr * g` is constant in `g` on purpose): not a penalty.
             penalty = not _are_parameters(inputs)  # with respect to known input tensors
+            # What the gradient is taken with respect to: `w - lr * g` of one of them is a step.
+            wrt = frozenset(v.obj for v in (inputs.elts or (inputs,)) if v.obj is not None and v.is_tensor)
             grad = Val(
                 Grad.NONE,
                 Ty.TENSOR,
                 obj=object(),
-                taints=frozenset({Taint("grad-no-graph", node)}) if penalty else frozenset(),
+                # Parameter gradients become a penalty only once reduced to a number and added to
+                # a loss (`loss + (g - mean_g).pow(2).sum()`, see _gradient_terms).
+                taints=frozenset({Taint("grad-no-graph" if penalty else "param-grad", node, wrt)}),
                 cause=("`torch.autograd.grad` without `create_graph=True`", node),
             )
             inputs = args[1] if len(args) > 1 else kwargs.get("inputs", UNKNOWN)
@@ -2911,6 +3026,11 @@ class Evaluator:
                 )
             return
         if val.grad is not Grad.GRAPH:
+            if val.grad is Grad.UNKNOWN and val.ty is Ty.TENSOR and st.mode is GradMode.ON:
+                # Whatever the rest of the loss is, a constant gradient added to it trains nothing.
+                penalty = next((t for t in val.taints if t.kind == "grad-no-graph"), None)
+                if penalty is not None:
+                    self.rep.publish(obs.PenaltyBackward(run, penalty))
             if val.grad is Grad.UNKNOWN and target is not None and st.mode is not GradMode.OFF:
                 # Past a backward that did not raise, the value certainly requires grad.
                 path = self.path_of(target)
@@ -3334,7 +3454,40 @@ def _holds_grad_tensor(val: Val) -> bool:
         return False
     if val.elts is not None:
         return any(e.requires_grad for e in val.elts)
-    return bool(val.held) and val.item is not None and val.item.requires_grad
+    return _certainly_nonempty(val) and val.item is not None and val.item.requires_grad
+
+
+_GRADIENT_TAINTS = frozenset({"grad-no-graph", "param-grad"})
+
+
+def _gradient_terms(op: ast.operator, left: Val, right: Val) -> tuple[Val, Val]:
+    """What a constant gradient (``torch.autograd.grad`` without ``create_graph=True``) still is
+    after ``left + right`` or ``left - right`` with a value that may carry a graph. Added to the
+    very tensor it is the gradient of (`w - lr * g`, first-order MAML), it is a step, constant on
+    purpose: no penalty. A gradient of the weights counts as a penalty only once reduced to a
+    number and added to a loss (`loss + 0.1 * grad_w.pow(2).sum()`); a gradient of an input
+    counts wherever it goes (a PINN's `du_dt + k * u`)."""
+    if not isinstance(op, (ast.Add, ast.Sub)):
+        return left, right
+    out = []
+    for this, other in ((left, right), (right, left)):
+        marked = [t for t in this.taints if t.kind in _GRADIENT_TAINTS]
+        if marked and this.grad is Grad.NONE and other.grad is not Grad.NONE:
+            step = {t for t in marked if isinstance(t.key, frozenset) and other.obj in t.key and other.obj}
+            if step:
+                this = this.with_(taints=this.taints - step)
+            elif this.shape == ():
+                promoted = {Taint("grad-no-graph", t.node) for t in marked if t.kind == "param-grad"}
+                this = this.with_(taints=this.taints | promoted)
+        out.append(this)
+    return out[0], out[1]
+
+
+def _certainly_nonempty(val: Val) -> bool:
+    """Does iterating over this certainly give at least one element?"""
+    if val.elts is not None:
+        return bool(val.elts)
+    return val.ty is Ty.LIST and (val.nonempty or bool(val.held))
 
 
 def known_truth(val: Val) -> bool | None:
@@ -3378,6 +3531,20 @@ _SIZE_ARGUMENTS = frozenset(
     | {"sum", "mean", "norm", "std", "var", "amax", "amin", "logsumexp", "cumsum", "prod"}
     | {"softmax", "log_softmax"}
 )
+
+
+def _reduction(reduction: Any, reduce: Any, size_average: Any) -> Any:
+    """A loss's reduction. torch 2.13 still honours the deprecated ``reduce``/``size_average``,
+    and when either is given they decide, whatever ``reduction`` says (``reduce=False`` keeps
+    every element)."""
+    if reduce is None and size_average is None:
+        return reduction
+    if reduce not in (None, True, False) or size_average not in (None, True, False):
+        return _NOT_CONST
+    return "none" if reduce is False else "sum" if size_average is False else "mean"
+
+
+_LIKE_METHODS = frozenset({"view_as", "reshape_as", "expand_as", "type_as", "to"})
 
 _SHAPE_METHODS = frozenset(
     {"view", "reshape", "flatten", "transpose", "permute", "unsqueeze", "squeeze", "t", "softmax"}

@@ -1338,6 +1338,10 @@ class Interpreter(Evaluator):
                     self.rep.cell_names[path] = text
         elif isinstance(target, ast.Subscript):
             base = self.peek(target.value)
+            if base.is_tensor and isinstance(target.value, ast.Attribute):
+                # A write into part of an object's tensor keeps the rest: it reads the old value
+                # (so state an earlier iteration left in `self.cache` is carried by this one).
+                self.expr(target.value)
             self.expr(target.slice)
             if isinstance(target.value, ast.Subscript) and val.requires_grad and st.mode is GradMode.ON:
                 self.write_through_index(target.value, val, stmt)

@@ -870,33 +870,43 @@ class Reporter:
         )
 
     def disc_name(self, d_site: Site) -> str:
-        """The discriminator as the code names it: the module's variable, else the called expression."""
+        """The discriminator as the code names it where it is called (`self.netD`), else the
+        module's variable (the first name it was bound to may be a helper's loop variable)."""
+        node = d_site.node
+        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
+            return self.text(node.func)
         if d_site.module and d_site.module.name:
             return d_site.module.name
-        return self.text(d_site.node.func if isinstance(d_site.node, ast.Call) else d_site.node)
+        return self.text(node.func if isinstance(node, ast.Call) else node)
 
     def gan_pattern(self, run: BackwardRun, site: Site, first: BackwardRun) -> tuple[Site, ast.expr] | None:
         """The first loss went through D(fake) and the second goes through another call of D on fake."""
         # The outermost call first (a model's own call, not the layers inlined inside it).
         for d_site in sorted(first.val.sites, key=lambda x: -x.seq):
-            if d_site.module is None or site is d_site:
-                continue
+            if d_site.module is None or site is d_site or not d_site.module.has_params:
+                continue  # a discriminator has weights to train (a criterion module has none)
             for arg_node, arg_val in d_site.call_args:
                 if site not in arg_val.sites:
                     continue
                 if arg_val.root is None:
                     continue
-                # The same tensor (the fake) goes into the same module again for the second loss.
+
+                # The same tensor (the fake) goes into the same module again for the second loss,
+                # as it is or made again from it (pix2pix concatenates the fake with its input in
+                # each step: `torch.cat((real_A, fake_B), 1)`).
+                def same_fake(v: Val, root: Site = arg_val.root) -> bool:
+                    return v.root is root or site in v.sites
+
                 for other in sorted(run.val.sites, key=lambda x: x.seq):
                     if (
                         other is not d_site
                         and other.module is d_site.module
-                        and any(v.root is arg_val.root for _, v in other.call_args)
+                        and any(same_fake(v) for _, v in other.call_args)
                     ):
                         # The detach belongs in the discriminator's own update, whose loss calls D
                         # on real data too: usually the first backward, but the G step may come first.
                         if _module_calls(run.val, other) > 1 and _module_calls(first.val, d_site) == 1:
-                            node = next(n for n, v in other.call_args if v.root is arg_val.root)
+                            node = next(n for n, v in other.call_args if same_fake(v))
                             return other, node
                         return d_site, arg_node
         return None
@@ -1158,11 +1168,20 @@ class Reporter:
             if not any(v is whole and second in ipath for v, ipath in self.cell_reads.get(key, ())):
                 continue  # reset before the next iteration read it: this cell carries nothing
             # The cell, or a member of the tuple it holds (an LSTM's (h, c)), that this loss read.
-            val = next((v for v in (whole, *(whole.elts or ())) if v.root in run.val.sites), None)
-            root = val.root if val is not None else None
-            if val is None or root is None:
+            # A tensor written into by index (`self.cache[:, :n] = k`) has no op of its own: it
+            # holds the freed node itself.
+            val = next(
+                (
+                    v
+                    for v in (whole, *(whole.elts or ()))
+                    if (v.root in run.val.sites if v.root is not None else site in v.sites)
+                ),
+                None,
+            )
+            if val is None:
                 continue
-            stmt = self.cell_writes.get(key) or (root.stmts[-1] if root.stmts else None)
+            root = val.root
+            stmt = self.cell_writes.get(key) or (root.stmts[-1] if root is not None and root.stmts else None)
             if stmt is None:
                 continue
             name = self.cell_names.get(key) or whole.label or val.label or key.split(".", 1)[1]
@@ -1565,7 +1584,10 @@ def _listed(names: list[str]) -> str:
 
 
 def _whole_or_first(value: ast.expr | None, node: ast.AST) -> bool:
-    """Is ``value`` the value of ``node`` itself, or its one kept element (`f(...)[0]`)?"""
+    """Is ``value`` the value of ``node`` itself, or its one kept element (`f(...)[0]`), perhaps
+    negated (`forces = -torch.autograd.grad(...)[0]`)?"""
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
+        value = value.operand
     if value is node:
         return True
     return (

@@ -208,7 +208,9 @@ def remap_module(val: Val, memo: dict[int, ModuleInst]) -> Val:
 
 @record(frozen=True, slots=True)
 class Taint:
-    kind: str  # "grad-no-graph" (GG202), "accumulated" / "carried" (GG301)
+    # "grad-no-graph" (GG202), "param-grad" (a parameter's gradient, constant: GG202 once it is a
+    # penalty), "accumulated" / "carried" (GG301)
+    kind: str
     node: ast.AST
     key: object = None
 
@@ -249,6 +251,9 @@ class Val:
     # A list: the graph nodes of elements it certainly still holds (appended in the iterations
     # followed), whatever else it holds. What `torch.stack(outputs)` certainly depends on.
     held: frozenset[Site] = frozenset()
+    # A list certainly not empty (appended to in the iterations followed, or made from such lists),
+    # whatever its elements. Not used to decide branches: only what a call on it certainly meets.
+    nonempty: bool = False
 
     @property
     def requires_grad(self) -> bool:
@@ -288,6 +293,7 @@ class Val:
         new.plural = self.plural
         new.leaf_view = self.leaf_view
         new.held = self.held
+        new.nonempty = self.nonempty
         for name, value in changes.items():
             _set(new, name, value)
         return new
@@ -349,7 +355,7 @@ def join(a: Val, b: Val) -> Val:
         elts=elts,
         keys=keys,
         item=item if item is not EMPTY else None,
-        module=a.module if a.module is b.module else None,
+        module=a.module if a.module is b.module else _either_loss(a.module, b.module),
         qual=a.qual if a.qual == b.qual else None,
         info=a.info if a.info is b.info else None,
         cause=a.cause if a.cause == b.cause or _both_no_grad(a.cause, b.cause) else None,
@@ -362,7 +368,18 @@ def join(a: Val, b: Val) -> Val:
         lit=a.lit if a.lit is b.lit or _same_lit(a.lit, b.lit) else None,
         plural=a.plural and b.plural,
         held=a.held & b.held if a.held and b.held else frozenset(),
+        nonempty=(a.nonempty or bool(a.held)) and (b.nonempty or bool(b.held)),
     )
+
+
+def _either_loss(a: ModuleInst | None, b: ModuleInst | None) -> ModuleInst | None:
+    """One of two loss modules (`nn.MSELoss() if lsgan else nn.BCEWithLogitsLoss()`): for the
+    graph, calling either is the same (a number built from the inputs), unless their reductions
+    differ."""
+    if a is None or b is None or a.kind != "loss" or b.kind != "loss":
+        return None
+    keys = ("reduction", "reduce", "size_average")
+    return a if all(a.kwargs.get(k) == b.kwargs.get(k) for k in keys) else None
 
 
 def _same_lit(a: tuple[object] | None, b: tuple[object] | None) -> bool:

@@ -199,6 +199,25 @@ first.backward()
 second.backward()
 """
     ),
+    # An index shaped like the node features (`expand_as`) takes their shape, not their graph: the
+    # second loss shares nothing with the first.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+encoder = nn.Linear(4, 8)
+x = torch.randn(5, 4)
+dst = torch.tensor([1, 0, 2, 1, 0])
+h = encoder(x)
+index = dst.view(-1, 1).expand_as(h)
+recon = h.pow(2).mean()
+recon.backward()
+pooled = torch.zeros(3, 8).scatter_add(0, index, encoder(x))
+pooled.pow(2).sum().backward()
+"""
+    ),
 ]
 
 INVALID: list[Invalid] = [

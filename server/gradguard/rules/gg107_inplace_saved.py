@@ -424,7 +424,7 @@ def report_changed_saved(ctx: Context, seen: SavedTensorChanged, code: str) -> N
         Related(ctx.span(seen.saved_by), f"saved for backward here: {ctx.text(seen.saved_by)}", "built"),
         ctx.backward_related(seen.run, outcome, "reused"),
     ]
-    variant = "made-it" if code == "GG107" and fields["saved_by"] == fields["name"] else None
+    variant = "made-it" if fields["saved_by"] == fields["name"] else None
     ctx.add(code, seen.stmt if seen.stmt is not None else op, fields, related, fixes, variant=variant)
 
 

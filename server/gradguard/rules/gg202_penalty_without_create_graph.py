@@ -36,7 +36,12 @@ and time for that step roughly double. That is the cost of a gradient penalty.
 
 ## When it does not fire
 With `create_graph=True`, and when the gradient is only inspected (logged,
-compared, clipped by hand under `no_grad`) and never reaches a backward.
+compared, clipped by hand under `no_grad`) and never reaches a backward. Nor
+when the gradient is a step added to the very tensor it is the gradient of
+(`fast = w - lr * g`, first-order MAML: constant on purpose). A gradient with
+respect to the weights counts only once it is reduced to a number and added to
+the loss (`loss + 0.1 * grad_w.pow(2).sum()`); a gradient with respect to an
+input counts wherever it goes (a PINN's residual `du_dt + k * u`).
 """
 
 from __future__ import annotations
@@ -130,6 +135,27 @@ saliency, = torch.autograd.grad(logits[:, 0].sum(), x)
 saliency = saliency.abs()
 """
     ),
+    # First-order MAML: the inner step uses the gradient as a constant on purpose; the query loss
+    # trains `w` through `fast`, not through the gradient.
+    Valid(
+        """\
+import torch
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+w = torch.randn(4, 3, requires_grad=True)
+meta_opt = torch.optim.SGD([w], lr=0.1)
+x_s, y_s = torch.randn(8, 4), torch.randint(0, 3, (8,))
+x_q, y_q = torch.randn(8, 4), torch.randint(0, 3, (8,))
+support = F.cross_entropy(x_s @ w, y_s)
+g, = torch.autograd.grad(support, w)
+fast = w - 0.4 * g
+query = F.cross_entropy(x_q @ fast, y_q)
+meta_opt.zero_grad()
+query.backward()
+meta_opt.step()
+"""
+    ),
 ]
 
 INVALID: list[Invalid] = [
@@ -212,6 +238,31 @@ optimizer.step()
 """,
         line=11,
         error="RuntimeError: element 0 of tensors does not require grad",
+    ),
+    # A gradient-norm penalty on the weights: reduced to a number and added to the loss, the
+    # constant gradient changes the loss's value and not its gradient.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+model = nn.Linear(4, 3)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(8, 4)
+y = torch.randint(0, 3, (8,))
+loss = F.cross_entropy(model(x), y)
+grad_w, = torch.autograd.grad(loss, model.weight, retain_graph=True)
+objective = loss + 0.1 * grad_w.pow(2).sum()
+optimizer.zero_grad()
+objective.backward()
+""",
+        line=11,
+        effect=(
+            "torch.allclose(model.weight.grad, "
+            "torch.autograd.grad(F.cross_entropy(model(x), y), model.weight)[0])"
+        ),
     ),
 ]
 

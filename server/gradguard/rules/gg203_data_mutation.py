@@ -58,6 +58,14 @@ RULE = Rule(
         "for backward: autograd does not see the change, so the backward silently computes a wrong "
         "gradient; change it out of place, or after the backward"
     ),
+    variants={
+        # The statement that saved it binds the very name changed (`out = x.scatter_reduce(...)`).
+        "made-it": (
+            "`{name}` is changed in place through `.data`, but the operation that made `{name}` on "
+            "line {saved_line} saved it for backward: autograd does not see the change, so the "
+            "backward silently computes a wrong gradient; change it out of place, or after the backward"
+        ),
+    },
     fixes={
         "out-of-place": (
             "Use the out-of-place operation on the tensor itself",
@@ -168,6 +176,32 @@ loss.backward()
         effect=(
             "not torch.allclose(encoder.weight.grad, torch.autograd.grad("
             "F.mse_loss(head(torch.tanh(encoder(x)).mul(0.5)), y), encoder.weight)[0])"
+        ),
+    ),
+    # Halving a max-aggregation's output through `.data`: its backward finds the maxima by
+    # comparing with the output it saved, and now finds none.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+lin = nn.Linear(4, 8)
+x = torch.randn(5, 4)
+src = torch.tensor([0, 1, 2, 3, 4, 0])
+dst = torch.tensor([1, 2, 3, 4, 0, 2])
+msg = lin(x)[src]
+index = dst.view(-1, 1).expand_as(msg)
+out = msg.new_zeros(5, 8).scatter_reduce(0, index, msg, reduce="amax", include_self=False)
+out.data.mul_(0.5)
+loss = out.sum()
+loss.backward()
+""",
+        line=12,
+        effect=(
+            "not torch.allclose(lin.weight.grad, torch.autograd.grad((lin(x)[src].new_zeros(5, 8)"
+            ".scatter_reduce(0, index, lin(x)[src], reduce='amax', include_self=False) * 0.5).sum(), "
+            "lin.weight)[0])"
         ),
     ),
 ]
