@@ -1285,9 +1285,10 @@ class Evaluator:
                 # holds of every element) add up to that shape.
                 out = self.op_result(node, (item,), saves=False, shape=item.shape)
                 return out.with_(taints=out.taints | lst.taints, sites=out.sites | lst.held)
-            if lst.elts and item is not None and item.is_tensor and item.grad is Grad.NONE:
-                # Tensors none of which has a graph (computed under no_grad): neither has their sum.
-                return Val(Grad.NONE, Ty.TENSOR, cause=item.cause, taints=lst.taints)
+            if item is not None and item is not EMPTY and item.is_tensor and item.grad is Grad.NONE:
+                # Tensors none of which has a graph (computed under no_grad): neither has their sum
+                # (nor has 0, the sum of none).
+                return Val(Grad.NONE, Ty.TENSOR, cause=item.cause, taints=lst.taints, shape=item.shape)
             if lst.taints:
                 return Val(Grad.UNKNOWN, Ty.TENSOR, taints=lst.taints)
             return UNKNOWN

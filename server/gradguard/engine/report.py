@@ -281,6 +281,15 @@ class Reporter:
             func = self._function_of(stmt)
             if func is not None:
                 return f"{func.name}(...)"
+        elif (
+            isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Attribute)
+            and stmt.value.func.attr == "append"
+            and len(stmt.value.args) == 1
+            and _whole_or_first(stmt.value.args[0], node)
+        ):
+            return self.pos.text(stmt.value.func.value)  # `grads.append(torch.autograd.grad(...)[0])`
         return self.text(node)
 
     def holder(self, site: Site, avoid: tuple[str, ...] = ()) -> str | None:
@@ -294,7 +303,8 @@ class Reporter:
         return None if text in avoid else text
 
     def _statement_of(self, node: ast.AST) -> ast.stmt | None:
-        """The assignment or return whose value contains ``node`` (found by position, then identity)."""
+        """The assignment, return or call statement whose value contains ``node`` (found by
+        position, then identity)."""
         if self._simple is None:
             self._index_statements()
         line = getattr(node, "lineno", 0)
@@ -346,7 +356,9 @@ class Reporter:
                 continue
             seen.add(id(block))
             for stmt in block:
-                if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Return)):
+                if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Return)) or (
+                    isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+                ):
                     self._simple.append(stmt)
                 elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     self._functions.append(stmt)
