@@ -924,3 +924,64 @@ def test_a_models_zero_grad_in_every_micro_batch_discards_gradients() -> None:
     assert (finding.code, finding.span.line) == ("GG201", 7)
     stepped = source.replace("    if i % 2 == 0:\n        optimizer.step()", "    optimizer.step()")
     assert analyze(stepped) == []
+
+
+def test_a_layer_applied_to_two_encodings_is_no_gan() -> None:
+    """Two losses through one layer, the second on a value encoded again from the first (a VAE
+    scoring its own output): torch 2.13 raises "Trying to backward through the graph a second
+    time" at the second backward. Two losses sharing a forward (GG102), not a fake to detach for
+    a discriminator (GG105), whose fix would stop the encoder training through the layer."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        enc = nn.Linear(4, 4)
+        head = nn.Linear(4, 2)
+        x = torch.randn(3, 4)
+        h = enc(x)
+        loss1 = head(h[0:2]).sum()
+        h2 = enc(h)
+        loss2 = head(h2[0:2]).sum()
+        loss1.backward()
+        loss2.backward()
+        """
+    )
+    assert [(f.code, f.span.line) for f in analyze(source)] == [("GG102", 12)]
+
+
+_ACCUMULATION = """\
+import sys
+import torch
+import torch.nn as nn
+
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+k = int(sys.argv[1])
+for i, x in enumerate([torch.randn(8, 4) for _ in range(4)], 1):
+{top}    loss = model(x).pow(2).mean()
+    loss.backward()
+    if {gate}:
+        optimizer.step()
+{inside}{end}"""
+
+
+@pytest.mark.parametrize(
+    ("top", "gate", "inside", "end", "line"),
+    [
+        ("    optimizer.zero_grad()\n", "i % k == 0", "", "", 9),  # cleared before each backward
+        ("", "i % k == 0", "", "    optimizer.zero_grad()\n", 13),  # cleared after the gate
+        ("", "(i + 1) % k == 0", "", "    model.zero_grad()\n", 13),
+        ("", "i % k == 0", "        optimizer.zero_grad()\n", "", None),  # accumulation done right
+        ("", "torch.isfinite(loss)", "", "    optimizer.zero_grad()\n", None),  # a bad batch skipped
+    ],
+)
+def test_a_clear_in_every_micro_batch_defeats_accumulation(
+    top: str, gate: str, inside: str, end: str, line: int | None
+) -> None:
+    """A step every k-th iteration (k not known here) and a clear in every one: under torch 2.13 the
+    step applies only the last micro-batch's gradient for any k > 1. Clearing inside the gate, or
+    after a step skipped for a bad batch, is what the code means."""
+    source = _ACCUMULATION.format(top=top, gate=gate, inside=inside, end=end)
+    found = [(f.code, f.span.line) for f in analyze(source)]
+    assert found == ([("GG201", line)] if line else [])

@@ -2326,6 +2326,14 @@ class Evaluator:
                 found = obs.DiscardedGradients(stmt, node, backward, None)
                 self.pending_discards[id(info)] = (found, loop, self.defined_in.get(id(self.frames[-1].func)))
             return
+        if step is None and _before_in(region, backward, stmt):
+            # The clear ends the iteration, after a step under a condition (`backward()`, then
+            # `if i % k == 0: step()`, then `zero_grad()`): it belongs inside, after the step.
+            step = self.step_before(stmt, node, region, info)
+            if step is None or self.rep.blocks.get(id(step)) is getattr(region, "body", None):
+                return
+            self.rep.publish(obs.DiscardedGradients(stmt, node, backward, step))
+            return
         if step is None or self.rep.blocks.get(id(step)) is getattr(region, "body", None):
             return  # accumulation means a step under a condition (`if (i + 1) % k == 0:`)
         if not _before_in(region, stmt, backward):
@@ -2362,6 +2370,24 @@ class Evaluator:
             ):
                 return node
         return None
+
+    def step_before(
+        self, stmt: ast.stmt, zero_grad: ast.Call, region: ast.AST, info: OptimizerInfo
+    ) -> ast.stmt | None:
+        """The last step of this optimizer before ``stmt`` in the region of one iteration."""
+        found = None
+        for node in ast.walk(region):
+            if (
+                isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Attribute)
+                and node.value.func.attr == "step"
+                and (node.lineno, node.col_offset) < (stmt.lineno, stmt.col_offset)
+                and self.peek(node.value.func.value).info is info
+            ):
+                if found is None or (node.lineno, node.col_offset) > (found.lineno, found.col_offset):
+                    found = node
+        return found
 
     def runs_every_iteration(self, stmt: ast.stmt) -> bool:
         """Does this statement (and each call that led to it, up to the innermost loop) stand

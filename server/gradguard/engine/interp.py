@@ -58,6 +58,21 @@ from .values import (
     elements,
 )
 
+
+def _accumulation_gate(test: ast.expr) -> bool:
+    """`if i % k == 0:` / `if (step + 1) % accumulation == 0:`: a condition on a counter modulo
+    something, the shape of a step taken every k-th iteration."""
+    return (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq)
+        and any(
+            isinstance(side, ast.BinOp) and isinstance(side.op, ast.Mod)
+            for side in (test.left, test.comparators[0])
+        )
+    )
+
+
 _STMT_DISPATCH: dict[type, Any] = {}
 MAX_UNROLL_DEPTH = 4
 # A clear written after a backward and before a step (the order GG201's misplaced case needs).
@@ -660,9 +675,28 @@ class Interpreter(Evaluator):
             after_body = self.st
             self.st = pre
             self.block(node.orelse)
-            self.st = join_states([after_body, self.st])
+            skipped = self.st
+            self.st = join_states([after_body, skipped])
+            if _accumulation_gate(node.test) and self.st is not None and after_body is not None:
+                self.keep_unstepped(after_body, skipped)
         finally:
             self.foreign_doubt -= doubt
+
+    def keep_unstepped(self, stepped: State, skipped: State) -> None:
+        """After `if i % k == 0: optimizer.step()` with `k` not known: gradient accumulation, so
+        some iterations skip the step (every one but the k-th). What an optimizer's gradients hold
+        is what those iterations leave, not unknown: a clear in every iteration throws them away."""
+        st = self.st
+        if st is None:
+            return
+        for info in self.optimizers:
+            key = info.grads_key
+            before, after = skipped.env.get(key), stepped.env.get(key)
+            if before is None or after is None:
+                continue
+            flags, applied = before.info, after.info
+            if isinstance(flags, frozenset) and isinstance(applied, frozenset) and flags != applied:
+                st.env[key] = before
 
     def static_truth(self, test: ast.expr) -> bool | None:
         if isinstance(test, ast.Constant):

@@ -907,7 +907,9 @@ class Reporter:
                 # as it is or made again from it (pix2pix concatenates the fake with its input in
                 # each step: `torch.cat((real_A, fake_B), 1)`).
                 def same_fake(v: Val, root: Site = arg_val.root) -> bool:
-                    return v.root is root or site in v.sites
+                    # The same tensor, or one made from it by an op that saves nothing (a view, a
+                    # concatenation), on either side.
+                    return v.root is root or (v.root is not None and bool(_near(v.root) & _near(root)))
 
                 for other in sorted(run.val.sites, key=lambda x: x.seq):
                     if (
@@ -1173,6 +1175,26 @@ class Reporter:
     ) -> None:
         """State carried in an object's attribute (``self.hidden``), possibly set by another method:
         the squiggle goes on the statement that stores the graph-carrying value."""
+        found = self.carrying_cell(run, site, loop)
+        if found is None:
+            return
+        name, stmt, whole = found
+        reused = self.next_iteration_fails(run)
+        self.add(
+            "GG104",
+            stmt,
+            {"name": name, "backward_line": run.call.lineno},
+            [built, freed, reused],
+            [],
+            chain,
+            variant="stored" if whole.ty in (Ty.DICT, Ty.LIST) else None,
+        )
+
+    def carrying_cell(
+        self, run: BackwardRun, site: Site, loop: LoopFrame
+    ) -> tuple[str, ast.stmt, Val] | None:
+        """The object's attribute that carries ``site`` into the loop's next iteration, read there
+        by this backward's loss: its name, the statement that stored it, and what it held."""
         for key, whole in sorted(loop.starts.get(2, {}).items()):
             if key[0] != "@" or not _reaches(whole, site):
                 continue
@@ -1196,18 +1218,8 @@ class Reporter:
             stmt = self.cell_writes.get(key) or (root.stmts[-1] if root is not None and root.stmts else None)
             if stmt is None:
                 continue
-            name = self.cell_names.get(key) or whole.label or val.label or key.split(".", 1)[1]
-            reused = self.next_iteration_fails(run)
-            self.add(
-                "GG104",
-                stmt,
-                {"name": name, "backward_line": run.call.lineno},
-                [built, freed, reused],
-                [],
-                chain,
-                variant="stored" if whole.ty in (Ty.DICT, Ty.LIST) else None,
-            )
-            return
+            return self.cell_names.get(key) or whole.label or val.label or key.split(".", 1)[1], stmt, whole
+        return None
 
     def steps_around(self, loop: LoopFrame) -> bool:
         """Does an optimizer step in this loop or a loop around it (steps followed into the
@@ -1239,11 +1251,14 @@ class Reporter:
                 real = {"kind": "move-into-loop", "params": move}
         elif code == "GG104" and loop is not None:
             names = self.carried_names(site, loop)
-            if not names:
+            cell = self.carrying_cell(run, site, loop) if not names else None
+            if not names and cell is None:
                 return
             verb = "carry" if len(names) > 1 else "carries"
-            masks = f"the graph that {_listed(names)} {verb} (never detached)"
-            text = self.detach_all(names, loop)
+            # An object's attribute (`self.hidden`) set in a method the loop calls: no fix written.
+            carriers = names or ([cell[0]] if cell is not None else [])
+            masks = f"the graph that {_listed(carriers)} {verb} (never detached)"
+            text = self.detach_all(names, loop) if names else None
             if text:
                 real = {
                     "kind": "insert-loop-top",
@@ -1593,6 +1608,22 @@ def _listed(names: list[str]) -> str:
     """`h` and `c`; `a`, `b` and `c`."""
     quoted = [f"`{n}`" for n in names]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _near(site: Site) -> set[Site]:
+    """The op itself, and, when it saves nothing (a view, a concatenation), the ops that made its
+    inputs: what a tensor re-made for another call of the same module shares with the original."""
+    return {site} | (_input_roots(site) if not site.saves else set())
+
+
+def _input_roots(site: Site) -> set[Site]:
+    """The ops that made the inputs of ``site`` (through a tuple or list argument too)."""
+    out: set[Site] = set()
+    for given in site.inputs:
+        for v in given.elts if given.elts is not None else (given,):
+            if v.root is not None:
+                out.add(v.root)
+    return out
 
 
 def _whole_or_first(value: ast.expr | None, node: ast.AST) -> bool:
