@@ -382,11 +382,12 @@ class Evaluator:
 
     def same_storage(self, node: ast.Compare) -> bool:
         """`query.data_ptr() == key.data_ptr() == value.data_ptr()` (fairseq's self-attention
-        test) when the same tensor was passed for each: the very same value, not merely one that
-        shares memory (a view may start elsewhere)."""
+        test) when the same variable was passed for each parameter (`attn(x, x, x)`), or the same
+        name is compared: the very same tensor, not merely one that shares memory (a view, or
+        another piece of one `chunk()`, starts elsewhere)."""
         if not all(isinstance(op, ast.Eq) for op in node.ops):
             return False
-        seen: list[Val] = []
+        names: list[str] = []
         for part in (node.left, *node.comparators):
             if not (
                 isinstance(part, ast.Call)
@@ -394,11 +395,20 @@ class Evaluator:
                 and part.func.attr == "data_ptr"
                 and not part.args
                 and not part.keywords
+                and isinstance(part.func.value, ast.Name)
             ):
                 return False
-            seen.append(self.peek(part.func.value))
-        first = seen[0]
-        return first.is_tensor and first.obj is not None and all(v is first for v in seen)
+            names.append(part.func.value.id)
+        if not self.peek(ast.Name(names[0], ast.Load())).is_tensor:
+            return False
+        if len(set(names)) == 1:
+            return True
+        passed = self.frames[-1].passed if self.frames else {}
+        given = [passed[n][0] if n in passed else None for n in names]
+        return (
+            all(isinstance(g, ast.Name) for g in given)
+            and len({g.id for g in given if isinstance(g, ast.Name)}) == 1
+        )
 
     def e_BoolOp(self, node: ast.BoolOp) -> Val:
         """`feature_map or default_map`: the operand Python returns, where each one's truth is known
