@@ -14,13 +14,16 @@ where to clear depends on whether gradients are meant to accumulate over
 several backward passes before a step.
 
 Gradient accumulation done the other way round is found too: a `zero_grad()`
-that runs in every iteration of a loop whose step runs only in some (`if (i + 1)
-% k == 0: optimizer.step()`), or in a helper called once per micro-batch before
-a step after the loop. From the second iteration it throws away gradients that
-no step has applied; it is squiggled, and the fix moves it after the step. It is
-reported only when the backward reached this optimizer's parameters alone (in a
-GAN, G's backward filling D's `.grad` is cleared on purpose) and the clear is not
-under a condition (skipping a bad batch).
+(of the optimizer or of the model it steps) that runs in every iteration of a
+loop whose step runs only in some (`if (i + 1) % k == 0: optimizer.step()`, `k`
+known or not), before the backward or after the step's `if`, or in a helper
+called once per micro-batch before a step after the loop. In the iterations
+without a step it throws away gradients that no step has applied; it is
+squiggled, and the fix moves it after the step. It is reported only when the
+backward reached this optimizer's parameters alone (in a GAN, G's backward
+filling D's `.grad` is cleared on purpose), the clear is not under a condition,
+and the step's condition counts iterations (a step skipped for a bad batch may
+well have its gradients cleared).
 
 The same holds for a tensor the code makes itself and reads `.grad` of in a loop
 (an adversarial perturbation, an input being optimised by hand): a `backward()`
