@@ -2567,7 +2567,11 @@ class Evaluator:
         given = list(inputs.elts) if inputs.ty is Ty.TUPLE and inputs.elts is not None else [inputs]
         out = self.module_call(args[0].module, node, given, {})
         if out.is_tensor and out.grad is Grad.GRAPH:
-            extra = frozenset().union(*(v.sites for v in values if v is not None))
+            # The forward's ops read the given tensors (and save them: `F.linear` keeps its weight):
+            # one node of its own on them, so a pass stopping at the fast weights traverses it.
+            used = tuple(v for v in values if v is not None)
+            made = self.new_site(node, True, used)
+            extra = frozenset({made}).union(*(v.sites for v in used))
             out = out.with_(sites=out.sites | extra)
         return out
 
