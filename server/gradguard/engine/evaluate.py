@@ -810,6 +810,18 @@ class Evaluator:
         elif first.ty is Ty.MODULE and first.module is not None and first.module.seq_children:
             # `tuple(head(h) for head in self.heads)`: one element per layer of the container.
             exact = tuple(Val(Grad.NONE, Ty.MODULE, module=m) for m in first.module.seq_children)
+        elif exact is None and len(node.generators) == 1 and isinstance(node, ast.ListComp):
+            # `[0 for _ in range(steps + 1)]` with `steps` known: one slot per step, each its own.
+            # (Only slots of a constant: a list of layers is better followed as alike elements.)
+            counted = node.generators[0].iter
+            one_bound = (
+                isinstance(counted, ast.Call)
+                and len(counted.args) == 1
+                and isinstance(node.elt, ast.Constant)
+            )
+            length = self.range_length(counted) if one_bound else None
+            if length is not None and 1 <= length <= MAX_EXACT_ELEMENTS:
+                exact = tuple(Val(Grad.NONE, Ty.NUMBER, lit=(k,)) for k in range(length))
         if len(node.generators) == 1 and exact and len(exact) <= MAX_EXACT_ELEMENTS:
             # Over a known sequence (a ModuleDict's items, a tuple of losses): once per element.
             gen = node.generators[0]
@@ -871,6 +883,9 @@ class Evaluator:
 
     def iter_element(self, it: Val, node: ast.expr) -> Val:  # provided by the Interpreter
         return UNKNOWN
+
+    def range_length(self, it: ast.expr) -> int | None:  # provided by the Interpreter
+        return None
 
     def e_Dict(self, node: ast.Dict) -> Val:
         keys: list[object] = []
@@ -956,6 +971,28 @@ class Evaluator:
         if fval.ty is Ty.FUNC:
             return self.call_local(fval, node, args, kwargs)
         return self.call_value(fval, node, args, kwargs)
+
+    def parser_method(self, parser: Val, name: str, node: ast.Call) -> Val:
+        """An `argparse.ArgumentParser`: its arguments' defaults as declared, and the options
+        `parse_args` gives: strings, numbers, flags, lists of them, never a tensor (unless the
+        program stores one on the result, which its heap cell then holds). Parsed from an empty
+        list (`parse_args([])`, `args=[]` in a notebook), the options are the defaults."""
+        spec = parser.info if isinstance(parser.info, ParserSpec) else None
+        if name in ("add_argument_group", "add_mutually_exclusive_group"):
+            return parser  # their arguments are the parser's
+        if spec is not None and name == "add_argument":
+            spec.declare(node)
+        elif spec is not None and name == "set_defaults":
+            spec.set_defaults(node)
+        if name not in ("parse_args", "parse_known_args"):
+            return OTHER
+        inst = ModuleInst("Namespace", False, kind="options")
+        if spec is not None and spec.complete and _empty_argv(node) and self.st is not None:
+            for dest, value in spec.defaults.items():
+                if isinstance(value, (int, float, str, bool)) or value is None:
+                    self.st.env[f"{inst.key}.{dest}"] = constant(ast.Constant(value))
+        options = Val(Grad.NONE, Ty.OTHER, module=inst)
+        return options if name == "parse_args" else Val(Grad.NONE, Ty.TUPLE, elts=(options, OTHER))
 
     def namespace_object(self, qual: str, kwargs: dict[str, Val]) -> Val:
         """`SimpleNamespace(lr=0.1, gan_type="wgan")` (an `opt` or `args` made by hand): an object
@@ -1076,7 +1113,7 @@ class Evaluator:
         if qual in _NAMESPACES and not node.args and all(k.arg is not None for k in node.keywords):
             return self.namespace_object(qual, kwargs)
         if qual == "argparse.ArgumentParser":
-            return Val(Grad.NONE, Ty.OTHER, qual=qual)
+            return Val(Grad.NONE, Ty.OTHER, qual=qual, info=ParserSpec())
         if qual.startswith("torch.nn.utils.clip_grad"):
             return OTHER  # scales gradients, clears nothing (and backpropagates nothing)
         if qual in _FUNCTIONAL_CALLS:
@@ -1655,12 +1692,7 @@ class Evaluator:
             ty = Ty.TENSOR if name not in _MULTI_OUTPUT else Ty.UNKNOWN
             return Val(Grad.NONE, ty, obj=object(), cause=(NO_GRAD_CAUSE, node))
         if recv.ty is Ty.OTHER and recv.qual == "argparse.ArgumentParser":
-            if name in ("parse_args", "parse_known_args"):
-                # Command-line options: strings, numbers, flags, lists of them; never a tensor
-                # (unless the program stores one on it, which its heap cell then holds).
-                options = Val(Grad.NONE, Ty.OTHER, module=ModuleInst("Namespace", False, kind="options"))
-                return options if name == "parse_args" else Val(Grad.NONE, Ty.TUPLE, elts=(options, OTHER))
-            return OTHER
+            return self.parser_method(recv, name, node)
         if recv.ty is Ty.MODULE and recv.module is not None:
             return self.module_method(recv, name, node, args, kwargs)
         if recv.ty is Ty.OPTIMIZER:
@@ -3572,6 +3604,94 @@ _SIZE_ARGUMENTS = frozenset(
     | {"sum", "mean", "norm", "std", "var", "amax", "amin", "logsumexp", "cumsum", "prod"}
     | {"softmax", "log_softmax"}
 )
+
+
+_UNSET = object()  # an option whose default is not known here
+
+
+class ParserSpec:
+    """The arguments an `argparse.ArgumentParser` declares, as far as their defaults are literal.
+    Not complete when one cannot be read, or is required (then `parse_args([])` exits)."""
+
+    __slots__ = ("defaults", "complete")
+
+    def __init__(self) -> None:
+        self.defaults: dict[str, object] = {}
+        self.complete = True
+
+    def declare(self, node: ast.Call) -> None:
+        flags = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        keywords = {k.arg: k.value for k in node.keywords if k.arg is not None}
+        if not flags or len(flags) != len(node.args) or len(keywords) != len(node.keywords):
+            self.complete = False
+            return
+        optional = flags[0].startswith("-")
+        dest_node = keywords.get("dest")
+        if isinstance(dest_node, ast.Constant) and isinstance(dest_node.value, str):
+            dest = dest_node.value
+        elif optional:
+            long = next((f for f in flags if f.startswith("--")), flags[0])
+            dest = long.lstrip("-").replace("-", "_")
+        else:
+            dest = flags[0]
+        action = _literal(keywords["action"]) if "action" in keywords else "store"
+        required = _literal(keywords["required"]) if "required" in keywords else False
+        nargs = _literal(keywords["nargs"]) if "nargs" in keywords else None
+        if required is not False or (not optional and nargs not in ("?", "*")):
+            self.complete = False  # `parse_args([])` would exit
+            return
+        if "default" in keywords:
+            default = _literal(keywords["default"])
+        elif action == "store_true":
+            default = False
+        elif action == "store_false":
+            default = True
+        elif action in ("store", "store_const", "append", "count") or action is _UNSET:
+            default = None if action is not _UNSET else _UNSET
+        else:
+            default = _UNSET
+        kind = keywords.get("type")
+        if isinstance(default, str) and kind is not None:
+            # argparse applies `type` to a default given as a string.
+            convert = {"int": int, "float": float, "str": str}.get(
+                kind.id if isinstance(kind, ast.Name) else ""
+            )
+            try:
+                default = convert(default) if convert is not None else _UNSET
+            except ValueError:
+                default = _UNSET
+        self.defaults[dest] = default if type(default) in (int, float, str, bool, type(None)) else _UNSET
+
+    def set_defaults(self, node: ast.Call) -> None:
+        for k in node.keywords:
+            if k.arg is None:
+                self.complete = False
+            else:
+                value = _literal(k.value)
+                self.defaults[k.arg] = value if type(value) in (int, float, str, bool, type(None)) else _UNSET
+
+
+def _literal(node: ast.expr) -> object:
+    """A literal number, string, flag or None (a negative number too); else _UNSET."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+        and isinstance(node.operand.value, (int, float))
+        and not isinstance(node.operand.value, bool)
+    ):
+        return -node.operand.value
+    return _UNSET
+
+
+def _empty_argv(node: ast.Call) -> bool:
+    """`parse_args([])`, `parse_args(args=[])`, `parse_args("")`: no command line at all."""
+    given = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "args"), None)
+    if isinstance(given, (ast.List, ast.Tuple)):
+        return not given.elts
+    return isinstance(given, ast.Constant) and given.value == ""
 
 
 def _reduction(reduction: Any, reduce: Any, size_average: Any) -> Any:

@@ -944,6 +944,8 @@ class Interpreter(Evaluator):
         iter_val = self.expr(node.iter)
         elem = self.iter_element(iter_val, node.iter)
         trips = _literal_trips(node.iter)
+        if trips is None and self.range_length(node.iter) == 0:
+            trips = 0  # `for k in range(1, steps)` with `steps` known to be 1: the body never runs
         if trips == 0:
             if node.orelse:
                 self.block(node.orelse)
@@ -1089,6 +1091,17 @@ class Interpreter(Evaluator):
         return None
 
     def literal_int(self, node: ast.expr) -> int | None:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+            left, right = self.literal_int(node.left), self.literal_int(node.right)  # `steps + 1`
+            if left is None or right is None:
+                return None
+            return (
+                left + right
+                if isinstance(node.op, ast.Add)
+                else left - right
+                if isinstance(node.op, ast.Sub)
+                else left * right
+            )
         if isinstance(node, ast.Constant):
             val = constant(node)
         elif isinstance(node, (ast.Name, ast.Attribute)):
