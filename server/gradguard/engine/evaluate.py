@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import builtins
 import sys
+from collections.abc import Iterator
 from typing import Any, cast
 
 from .. import observations as obs
@@ -2390,14 +2391,14 @@ class Evaluator:
         """Has an optimizer step run in this loop so far (in its body or a call it made)?"""
         return any(f.node is loop and f.stepped for f in self.loops)
 
-    def step_after(
-        self, stmt: ast.stmt, zero_grad: ast.Call, region: ast.AST, info: OptimizerInfo
-    ) -> ast.stmt | None:
-        """The `<same optimizer>.step()` statement after ``stmt`` in the region of one iteration
-        (under an `if` too), where the clear belongs. The optimizer is the clear's receiver, or,
-        for a model's `zero_grad()`, the optimizer of its parameters."""
+    def optimizer_steps(
+        self, zero_grad: ast.Call, region: ast.AST, info: OptimizerInfo
+    ) -> Iterator[ast.Expr]:
+        """The `<optimizer>.step()` statements in ``region`` (walk order) of the optimizer a clear
+        is about: the clear's receiver, or, for a model's `zero_grad()`, the optimizer of its
+        parameters."""
         if not isinstance(zero_grad.func, ast.Attribute):
-            return None
+            return
         owner = ast.dump(zero_grad.func.value)  # the receiver as code (messages shorten their text)
         for node in ast.walk(region):
             if (
@@ -2405,31 +2406,32 @@ class Evaluator:
                 and isinstance(node.value, ast.Call)
                 and isinstance(node.value.func, ast.Attribute)
                 and node.value.func.attr == "step"
-                and (node.lineno, node.col_offset) > (stmt.lineno, stmt.col_offset)
                 and (
                     ast.dump(node.value.func.value) == owner or self.peek(node.value.func.value).info is info
                 )
             ):
-                return node
-        return None
+                yield node
+
+    def step_after(
+        self, stmt: ast.stmt, zero_grad: ast.Call, region: ast.AST, info: OptimizerInfo
+    ) -> ast.stmt | None:
+        """The step after ``stmt`` in the region of one iteration (under an `if` too), where the
+        clear belongs."""
+        here = (stmt.lineno, stmt.col_offset)
+        return next(
+            (s for s in self.optimizer_steps(zero_grad, region, info) if (s.lineno, s.col_offset) > here),
+            None,
+        )
 
     def step_before(
         self, stmt: ast.stmt, zero_grad: ast.Call, region: ast.AST, info: OptimizerInfo
     ) -> ast.stmt | None:
-        """The last step of this optimizer before ``stmt`` in the region of one iteration."""
-        found = None
-        for node in ast.walk(region):
-            if (
-                isinstance(node, ast.Expr)
-                and isinstance(node.value, ast.Call)
-                and isinstance(node.value.func, ast.Attribute)
-                and node.value.func.attr == "step"
-                and (node.lineno, node.col_offset) < (stmt.lineno, stmt.col_offset)
-                and self.peek(node.value.func.value).info is info
-            ):
-                if found is None or (node.lineno, node.col_offset) > (found.lineno, found.col_offset):
-                    found = node
-        return found
+        """The last step before ``stmt`` in the region of one iteration."""
+        here = (stmt.lineno, stmt.col_offset)
+        earlier = [
+            s for s in self.optimizer_steps(zero_grad, region, info) if (s.lineno, s.col_offset) < here
+        ]
+        return max(earlier, key=lambda s: (s.lineno, s.col_offset)) if earlier else None
 
     def runs_every_iteration(self, stmt: ast.stmt) -> bool:
         """Does this statement (and each call that led to it, up to the innermost loop) stand
