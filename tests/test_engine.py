@@ -985,3 +985,42 @@ def test_a_clear_in_every_micro_batch_defeats_accumulation(
     source = _ACCUMULATION.format(top=top, gate=gate, inside=inside, end=end)
     found = [(f.code, f.span.line) for f in analyze(source)]
     assert found == ([("GG201", line)] if line else [])
+
+
+def test_a_criterion_chosen_by_mode_and_losses_summed_through_star_args() -> None:
+    """`nn.MSELoss() if mode == "lsgan" else nn.BCEWithLogitsLoss()` with the mode not known is still
+    a loss module, and `total(*losses)` binds its `*losses` to the losses given: the second loss
+    shares `fake` with the first and torch 2.13 raises "Trying to backward through the graph a
+    second time" (with either mode)."""
+    source = textwrap.dedent(
+        """\
+        import sys
+        import torch
+        import torch.nn as nn
+
+
+        class GANLoss(nn.Module):
+            def __init__(self, mode):
+                super().__init__()
+                self.loss = nn.MSELoss() if mode == "lsgan" else nn.BCEWithLogitsLoss()
+
+            def __call__(self, prediction, is_real):
+                target = torch.ones_like(prediction) if is_real else torch.zeros_like(prediction)
+                return self.loss(prediction, target)
+
+
+        def total(*losses):
+            return sum(losses)
+
+
+        G = nn.Linear(4, 4)
+        D = nn.Linear(4, 1)
+        criterion = GANLoss(sys.argv[1])
+        fake = G(torch.randn(8, 4))
+        d_loss = criterion(D(fake), False)
+        d_loss.backward()
+        g_loss = total(criterion(D(fake), True), fake.pow(2).mean())
+        g_loss.backward()
+        """
+    )
+    assert [(f.code, f.span.line) for f in analyze(source)] == [("GG102", 27)]
