@@ -3586,15 +3586,8 @@ def _default(node: ast.expr) -> Val:
         return constant(node)
     if isinstance(node, ast.Tuple) and all(isinstance(e, ast.Constant) for e in node.elts):
         return Val(Grad.NONE, Ty.TUPLE, elts=tuple(_default(e) for e in node.elts))
-    if (
-        isinstance(node, ast.UnaryOp)
-        and isinstance(node.op, ast.USub)
-        and isinstance(node.operand, ast.Constant)
-    ):
-        value = node.operand.value
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return Val(Grad.NONE, Ty.NUMBER, lit=(-value,))
-    return UNKNOWN
+    value = _literal(node)  # a negative number
+    return constant(ast.Constant(value)) if isinstance(value, (int, float)) else UNKNOWN
 
 
 _FUNCTIONAL_CALLS = frozenset({"torch.func.functional_call", "torch.nn.utils.stateless.functional_call"})
