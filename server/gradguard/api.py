@@ -6,6 +6,7 @@ import ast
 import importlib
 from collections.abc import Callable
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from . import engine, noqa
 from .engine.modules import Loader
@@ -13,6 +14,9 @@ from .findings import Finding, Fix, FixRef, Span, TextEdit
 from .notebook import Notebook
 from .record import field, record, replace
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from .engine.graph import AutogradGraph
 
 MAX_FIX_ROUNDS = 10
 
@@ -79,6 +83,72 @@ def compute_fix(source: str, ref: FixRef) -> Fix | None:
     if fix is None or not fix.edits:
         return None
     return fix
+
+
+@record(frozen=True, slots=True)
+class GraphAnswer:
+    """The graph view's answer: the graph of one backward call, the finding told at that call (with
+    its fixes), and, when asked for a fix's effect, the fix applied before the graph was drawn."""
+
+    graph: AutogradGraph
+    finding: Finding | None
+    applied: FixRef | None = None
+    applied_id: str | None = None
+
+
+def fix_id(finding: Finding, index: int) -> str:
+    return f"{finding.code}:{finding.span.line}:{index}"
+
+
+def autograd_graph(
+    source: str,
+    line: int,
+    filename: str = "<string>",
+    settings: Settings | None = None,
+    loader: Loader | None = None,
+    fix: str | None = None,
+) -> GraphAnswer | None:
+    """The abstract graph of the backward call on ``line`` (else the nearest one the analysis ran);
+    with ``fix`` (an id from :func:`fix_id` of this answer's finding), the graph of the same call
+    after that fix is applied to the source. None when there is no such call or fix."""
+    source = _without_bom(source)
+    analysis = inspect_source(source, filename, settings, loader)
+    graph = analysis.graph(line)
+    if graph is None:
+        return None
+    finding = _finding_at(analysis.findings, graph.backward_span.line)
+    if fix is None:
+        return GraphAnswer(graph, finding)
+    ref = (
+        next((r for i, r in enumerate(finding.fixes) if fix_id(finding, i) == fix), None)
+        if finding is not None
+        else None
+    )
+    computed = compute_fix(source, ref) if ref is not None else None
+    if ref is None or computed is None:
+        return None
+    try:
+        fixed = _fixes_module().apply_edits(source, computed.edits)
+    except Exception:  # a fix that cannot be applied has no effect to show
+        return None
+    # The same call in the fixed text: lines the fix inserted or removed above it move it.
+    moved = graph.backward_span.line
+    for edit in computed.edits:
+        if edit.span.end_line < graph.backward_span.line:
+            moved += edit.new_text.count("\n") - (edit.span.end_line - edit.span.line)
+    after = inspect_source(fixed, filename, settings, loader)
+    graph_after = after.graph(moved)
+    if graph_after is None:
+        return None
+    return GraphAnswer(graph_after, _finding_at(after.findings, graph_after.backward_span.line), ref, fix)
+
+
+def _finding_at(findings: list[Finding], line: int) -> Finding | None:
+    """The finding told at a backward call: reported on its line, else one whose story has it."""
+    on_line = [f for f in findings if f.span.line <= line <= f.span.end_line]
+    in_story = [f for f in findings if any(r.path is None and r.span.line == line for r in f.related)]
+    ranked = [f for f in (*on_line, *in_story) if f.fixes] or [*on_line, *in_story]
+    return ranked[0] if ranked else None
 
 
 def _ordered(span: Span) -> tuple[tuple[int, int], tuple[int, int]]:

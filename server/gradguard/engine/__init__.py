@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from ..findings import Finding, Span
 
 if TYPE_CHECKING:
+    from .graph import AutogradGraph
     from .modules import Loader
     from .report import BackwardInfo, Reporter
 
@@ -23,22 +24,35 @@ logger = logging.getLogger(__name__)
 class Analysis:
     """Findings, and on demand what each backward call frees (only hovers need that)."""
 
-    def __init__(self, findings: list[Finding], reporter: Reporter | None = None) -> None:
+    def __init__(
+        self, findings: list[Finding], reporter: Reporter | None = None, tree: ast.Module | None = None
+    ) -> None:
         self.findings = findings
         self._reporter = reporter
+        self._tree = tree
         self._backwards: list[BackwardInfo] | None = None
 
     def with_findings(self, findings: list[Finding]) -> Analysis:
         """The same analysis with other findings (e.g. after suppressions), backward facts still lazy."""
-        other = Analysis(findings, self._reporter)
+        other = Analysis(findings, self._reporter, self._tree)
         other._backwards = self._backwards
         return other
+
+    def graph(self, line: int) -> AutogradGraph | None:
+        """The abstract graph of the backward call on ``line`` (else the nearest one), for the graph
+        view; read before ``backwards``, which lets the engine's facts go."""
+        if self._reporter is None or self._tree is None:
+            return None
+        from .graph import build
+
+        return build(self._reporter, self._tree, line)
 
     @property
     def backwards(self) -> list[BackwardInfo]:
         if self._backwards is None:
             self._backwards = self._reporter.backward_summaries() if self._reporter is not None else []
             self._reporter = None
+            self._tree = None
         return self._backwards
 
 
@@ -128,4 +142,4 @@ def analyze_tree(
         return Analysis([])
     finally:
         sys.setrecursionlimit(limit)
-    return Analysis(reporter.results(), reporter)
+    return Analysis(reporter.results(), reporter, tree)

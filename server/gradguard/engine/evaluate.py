@@ -2710,8 +2710,10 @@ class Evaluator:
         if (inst.kind == "layer" or recurrent) and x.is_tensor and x.obj is not None:
             saved.add(x.obj)
         if inst.cls_name == "Sequential" and any(c.kind == "user" for c in inst.seq_children):
+            first = self.seq + 1
             out = self.run_children(inst, node, x)
             marker = self.new_site(node, False, tuple(args), frozenset(), inst, call_args)
+            marker.inner_from = first
             return _add_site(out, marker)
         if inst.kind == "container" and inst.seq_children:
             saved |= {c.params_obj for c in inst.seq_children[1:] if c.has_params}
@@ -2720,15 +2722,19 @@ class Evaluator:
         fwd = _entry(inst) if inst.kind == "user" else None
         if fwd is None and inst.kind == "user" and inst.user_class is not None and inst.user_class.sequential:
             # A subclass of nn.Sequential without a forward of its own: its modules, in order.
+            first = self.seq + 1
             out = self.run_children(inst, node, x)
             marker = self.new_site(node, False, tuple(args), frozenset(), inst, call_args)
+            marker.inner_from = first
             return _add_site(out, marker)
         if fwd is not None:
             if self.can_inline(fwd):
+                first = self.seq + 1
                 inner = self.inline(
                     fwd, [Val(Grad.NONE, Ty.MODULE, module=inst), *args], kwargs, node, self_inst=None
                 )
                 marker = self.new_site(node, False, tuple(args), frozenset(), inst, call_args)
+                marker.inner_from = first
                 marker.frozen = frozen_on_grad
                 return _add_site(inner, marker)
         shape = shp.module_shape(inst, x.shape)
@@ -3126,6 +3132,7 @@ class Evaluator:
         reported = False
         for site in ordered:
             if site.saves and site in st.freed:
+                run.reached = site
                 self.rep.reuse(run, site, st.freed[site], self.loops, virtual=False)
                 reported = True
                 break
@@ -3139,6 +3146,8 @@ class Evaluator:
                     # (two noise buffers resampled in place), each reported at its own statement.
                     # Steps are one story: the loss is to be computed after them.
                     changes.add(key)
+                    if run.changed is None:
+                        run.changed, run.changed_by = site, dirt.node
                     self.rep.dirty_backward(run, site, dirt, self.loops)
                     reported = True
         if not reported:
@@ -3165,6 +3174,8 @@ class Evaluator:
             to_free = [s for s in ordered if s.saves and _on_path(s, inputs, {})] if inputs else []
         else:
             to_free = [s for s in ordered if s.saves]
+        if not retain:
+            run.frees = tuple(to_free)
         for site in to_free:
             if retain:
                 st.retained[site] = run

@@ -22,6 +22,12 @@ class BackwardRun:
     retain: bool
     retain_kw: ast.keyword | None
     kind: str  # "backward" or "grad"
+    # What the graph view draws: the nodes whose buffers this pass freed, and the node whose freed
+    # buffers (or in-place changed saved tensor) made it raise.
+    frees: tuple[Site, ...] = ()
+    reached: Site | None = None
+    changed: Site | None = None
+    changed_by: ast.AST | None = None  # the in-place write on the tensor ``changed`` saved
 
 
 @record(slots=True)

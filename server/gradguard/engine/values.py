@@ -72,6 +72,7 @@ class Site:
         "saves_own_output",
         "frozen",
         "per_element",
+        "inner_from",
     )
 
     def __init__(
@@ -108,6 +109,9 @@ class Site:
         # Made in the one abstract pass of a comprehension over many elements: a different node
         # in each element of its result (as for a list filled in a loop).
         self.per_element = False
+        # A module call whose forward ran here: the first seq of the sites its forward made (they
+        # are this marker's inside; the graph view draws them as one node).
+        self.inner_from: int | None = None
 
     def __repr__(self) -> str:
         return f"Site({type(self.node).__name__}@{getattr(self.node, 'lineno', '?')}, ipath={self.ipath})"

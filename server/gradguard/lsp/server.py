@@ -36,7 +36,7 @@ from ..api import applies
 from ..config import ConfigError, Resolver
 from ..project import ProjectLoader, file_stamp, imports_own_code, project_root
 from ..settings import Settings
-from . import actions, documents
+from . import actions, documents, graphview
 from .diagnostics import SOURCE, to_diagnostic
 from .documents import Result, Snapshot
 from .hover import hover as hover_for
@@ -1009,6 +1009,51 @@ async def _resolve(ls: GradguardServer, action: types.CodeAction) -> types.CodeA
 @server.feature(types.CODE_ACTION_RESOLVE)
 async def code_action_resolve(ls: GradguardServer, params: types.CodeAction) -> types.CodeAction:
     return await _resolve(ls, params)
+
+
+def _graph_params(params: Any) -> tuple[str, types.Position, str | None] | None:
+    """The graph request's params, checked at the border (a client may send anything)."""
+    get = params.get if isinstance(params, dict) else lambda name: getattr(params, name, None)
+    doc, pos, fix = get("textDocument"), get("position"), get("fix")
+    uri = doc.get("uri") if isinstance(doc, dict) else getattr(doc, "uri", None)
+    line = pos.get("line") if isinstance(pos, dict) else getattr(pos, "line", None)
+    char = pos.get("character") if isinstance(pos, dict) else getattr(pos, "character", None)
+    if not isinstance(uri, str) or not isinstance(line, int) or not isinstance(char, int):
+        return None
+    if isinstance(line, bool) or isinstance(char, bool) or (fix is not None and not isinstance(fix, str)):
+        return None
+    return uri, types.Position(line=max(0, line), character=max(0, char)), fix
+
+
+@server.feature(graphview.METHOD)
+async def autograd_graph(ls: GradguardServer, params: Any) -> dict[str, Any] | None:
+    """The abstract graph of the backward call at a position, for the graph view (docs/graph-view.md)."""
+    parsed = _graph_params(params)
+    if parsed is None:
+        logger.warning("gradguard: %s with invalid params", graphview.METHOD)
+        return None
+    uri, position, fix = parsed
+    key = documents.key_of(ls.workspace, uri)
+    snap = documents.snapshot(ls.workspace, key) if key is not None else None
+    if key is None or snap is None or not ls.editor.enable:
+        return None
+    lock = ls.locks.setdefault(key, asyncio.Lock())
+    async with lock:  # the project loader is not shared with this document's own analysis
+        return await ls.run(
+            graphview.graph_json, snap, uri, position, ls.settings_for(snap), ls.loader_for(snap), fix
+        )
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+async def code_lens(ls: GradguardServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
+    uri = params.text_document.uri
+    key = documents.key_of(ls.workspace, uri)
+    if key is None:
+        return None
+    result = await ls.fresh_result(key)
+    if result is None or not result.editor.enable:
+        return None
+    return graphview.code_lenses(result, uri) or None
 
 
 @server.feature(types.SHUTDOWN)

@@ -1,0 +1,148 @@
+"""The graph view's request (``gradguard/autogradGraph``) and code lenses, in editor coordinates.
+
+The engine draws nothing and knows no editor: it gives the graph of one backward call in program
+spans (``engine.graph``); this turns it into the JSON of docs/graph-view.md, with cell URIs for
+notebooks. Runs in a worker thread; never raises.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from lsprotocol import types
+
+from ..api import GraphAnswer, autograd_graph, fix_id
+from ..engine.modules import Loader
+from ..findings import Span
+from ..settings import Settings
+from .documents import Result, Snapshot
+
+logger = logging.getLogger(__name__)
+
+METHOD = "gradguard/autogradGraph"
+COMMAND = "gradguard.showGraph"
+
+
+def graph_json(
+    snap: Snapshot,
+    uri: str,
+    position: types.Position,
+    settings: Settings,
+    loader: Loader | None,
+    fix: str | None,
+) -> dict[str, Any] | None:
+    """The answer to one request: the graph of the backward call at ``position`` of ``uri`` (a
+    document, or a cell of the notebook ``snap`` holds), or None."""
+    where = snap.locator.to_program(uri, position)
+    if where is None:
+        return None
+    try:
+        answer = autograd_graph(snap.source, where[0], snap.filename, settings, loader, fix)
+    except Exception:  # the view shows "no graph" rather than the server failing the request
+        logger.exception("gradguard: the autograd graph of %s failed", uri)
+        return None
+    if answer is None:
+        return None
+    return _to_json(answer, snap)
+
+
+def _place(snap: Snapshot, span: Span | None) -> dict[str, Any]:
+    placed = snap.locator.to_client(span) if span is not None else None
+    if placed is None:
+        return {"uri": None, "range": None}
+    uri, range_ = placed
+    return {"uri": uri, "range": _range(range_)}
+
+
+def _range(range_: types.Range) -> dict[str, Any]:
+    return {
+        "start": {"line": range_.start.line, "character": range_.start.character},
+        "end": {"line": range_.end.line, "character": range_.end.character},
+    }
+
+
+def _to_json(answer: GraphAnswer, snap: Snapshot) -> dict[str, Any]:
+    graph = answer.graph
+    finding = answer.finding
+    describe = snap.locator.describe
+    backward = {"label": graph.backward_label, **_place(snap, graph.backward_span)}
+    uri = backward["uri"] or snap.key
+    return {
+        "version": snap.token,
+        "backward": backward,
+        "lanes": [{"id": lane.id, "label": describe(lane.label, uri)} for lane in graph.lanes],
+        "nodes": [
+            {
+                "id": n.id,
+                "label": n.label,
+                "name": n.name,
+                "kind": n.kind,
+                "lane": n.lane,
+                "saves": n.saves,
+                "freedBy": n.freed_by,
+                **_place(snap, n.span),
+                "detail": n.detail,
+            }
+            for n in graph.nodes
+        ],
+        "edges": [{"from": e.src, "to": e.dst, "reach": e.reach} for e in graph.edges],
+        "passes": [
+            {
+                "id": p.id,
+                "label": describe(p.label, uri),
+                "lane": p.lane,
+                "root": p.root,
+                "frees": list(p.frees),
+                "raises": p.raises,
+                "reaches": p.reaches,
+                "changed": p.changed,
+                "changedBy": p.changed_by,
+                "retains": p.retains,
+                "own": p.own,
+            }
+            for p in graph.passes
+        ],
+        "finding": (
+            None
+            if finding is None
+            else {
+                "code": finding.code,
+                "message": describe(finding.message, uri),
+                "reach": None if graph.reach is None else {"from": graph.reach[0], "to": graph.reach[1]},
+            }
+        ),
+        "fixes": (
+            []
+            if finding is None or answer.applied is not None
+            else [
+                {"id": fix_id(finding, i), "title": ref.title, "tradeoff": ref.tradeoff, "preferred": i == 0}
+                for i, ref in enumerate(finding.fixes)
+            ]
+        ),
+        "appliedFix": (
+            None if answer.applied is None else {"id": answer.applied_id, "title": answer.applied.title}
+        ),
+        "truncated": graph.truncated,
+    }
+
+
+def code_lenses(result: Result, uri: str) -> list[types.CodeLens]:
+    """A "Show autograd graph" lens above each backward call the analysis ran, in ``uri``."""
+    lenses = []
+    for info in result.backwards:
+        placed = result.snapshot.locator.to_client(info.span)
+        if placed is None or placed[0] != uri:
+            continue
+        range_ = placed[1]
+        lenses.append(
+            types.CodeLens(
+                range=range_,
+                command=types.Command(
+                    title="Show autograd graph",
+                    command=COMMAND,
+                    arguments=[uri, {"line": range_.start.line, "character": range_.start.character}],
+                ),
+            )
+        )
+    return lenses

@@ -1,0 +1,139 @@
+"""The graph view's model (engine/graph.py): the abstract graph of one backward call, read from the
+facts that produce the findings. Each program here is a rule example or the same shape, whose run
+under torch the rule examples already prove (the raising pass is the one torch makes raise)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from gradguard.api import autograd_graph, fix_id
+from gradguard.engine import inspect
+from gradguard.engine.graph import MAX_NODES, AutogradGraph
+from gradguard.rules import examples
+
+
+def _graph(source: str, needle: str = "backward(", last: bool = False) -> AutogradGraph:
+    source = textwrap.dedent(source)
+    lines = [i for i, text in enumerate(source.splitlines(), 1) if needle in text]
+    line = lines[-1] if last else lines[0]
+    graph = inspect(source, "t.py").graph(line)
+    assert graph is not None
+    return graph
+
+
+def _by_label(graph: AutogradGraph, label: str) -> list:
+    return [n for n in graph.nodes if n.label == label]
+
+
+def _lane(graph: AutogradGraph, node_id: str) -> str:
+    node = next(n for n in graph.nodes if n.id == node_id)
+    return next(lane.label for lane in graph.lanes if lane.id == node.lane)
+
+
+def test_a_module_forward_is_one_node_with_its_parameters_and_the_loop_reaches_into_it() -> None:
+    graph = _graph(
+        """\
+        import torch
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Linear(4, 8)
+                self.fc2 = nn.Linear(8, 1)
+
+            def forward(self, x):
+                return self.fc2(torch.relu(self.fc1(x)))
+
+
+        model = Net()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        feats = model(torch.randn(16, 4))
+        for step in range(3):
+            loss = (feats - 1).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """
+    )
+    assert [lane.label for lane in graph.lanes] == [
+        "before the loop",
+        "iteration 1 of `for step in range(3)`",
+        "iteration 2 of `for step in range(3)`",
+    ]
+    [feats] = [n for n in graph.nodes if n.name == "feats"]
+    assert feats.kind == "module" and feats.label == "model(torch.randn(16, 4))" and feats.saves
+    assert not any("fc1" in n.label for n in graph.nodes)  # the forward's inside is that one node
+    [params] = [n for n in graph.nodes if n.kind == "leaf"]
+    assert params.label == "model parameters" and (params.id, feats.id) in {
+        (e.src, e.dst) for e in graph.edges
+    }
+    first, second = graph.passes
+    assert feats.id in first.frees and feats.freed_by == first.id and not first.raises
+    assert second.raises and second.frees == ()
+    assert graph.reach is not None and graph.reach[0] == feats.id
+    assert _lane(graph, graph.reach[1]).startswith("iteration 2")
+    assert [e for e in graph.edges if e.reach] == [e for e in graph.edges if (e.src, e.dst) == graph.reach]
+
+
+def test_two_backwards_of_one_loss_show_the_first_as_an_earlier_pass() -> None:
+    source = examples("GG101")[1][0].source
+    graph = _graph(source, last=True)
+    first, second = graph.passes
+    assert not first.own and not first.raises and first.frees
+    assert second.own and second.raises
+    # The second pass meets the freed nodes at its own root: no edge leads into them.
+    assert graph.reach is None and second.reaches in first.frees
+
+
+def test_a_gan_step_shows_the_discriminator_pass_that_freed_the_fake() -> None:
+    graph = _graph(examples("GG105")[1][0].source, "g_loss.backward(")
+    d_pass, g_pass = graph.passes
+    [fake] = [n for n in graph.nodes if n.name == "fake"]
+    assert not d_pass.own and d_pass.frees == (fake.id,) and "d_loss.backward()" in d_pass.label
+    assert g_pass.raises and graph.reach is not None and graph.reach[0] == fake.id
+
+
+def test_an_in_place_change_of_a_saved_output_names_the_node_and_the_write() -> None:
+    graph = _graph(examples("GG107")[1][1].source)
+    [run] = graph.passes
+    [probs] = [n for n in graph.nodes if n.name == "probs"]
+    assert run.raises and run.changed == probs.id and run.changed_by == "probs.mul_(2) (line 8)"
+
+
+def test_a_retained_pass_frees_nothing() -> None:
+    graph = _graph(examples("GG302")[1][1].source)
+    assert all(p.retains and p.frees == () for p in graph.passes)
+    assert not any(n.freed_by for n in graph.nodes)
+
+
+def test_a_clean_loop_has_no_raising_pass_and_no_reach() -> None:
+    source = examples("GG103")[0][0].source
+    graph = _graph(source)
+    assert graph.passes and not any(p.raises for p in graph.passes) and graph.reach is None
+
+
+def test_a_big_graph_keeps_the_nodes_nearest_the_backward() -> None:
+    body = "".join(f"h = h * {i + 2}\n" for i in range(MAX_NODES + 20))
+    source = f"import torch\nw = torch.ones(3, requires_grad=True)\nh = w\n{body}h.sum().backward()\n"
+    graph = _graph(source)
+    assert graph.truncated and len(graph.nodes) == MAX_NODES
+    assert graph.passes[0].root in {n.id for n in graph.nodes}
+    assert "h * 2" not in {n.label for n in graph.nodes}  # the farthest from the backward
+
+
+def test_no_backward_no_graph() -> None:
+    assert inspect("import torch\nx = torch.ones(2, requires_grad=True) * 2\n", "t.py").graph(2) is None
+
+
+def test_a_fix_s_effect_is_the_graph_of_the_fixed_text() -> None:
+    source = examples("GG103")[1][0].source
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if "backward(" in text)
+    answer = autograd_graph(source, line)
+    assert answer is not None and answer.finding is not None and answer.finding.code == "GG103"
+    after = autograd_graph(source, line, fix=fix_id(answer.finding, 0))
+    assert after is not None and after.applied == answer.finding.fixes[0]
+    assert after.finding is None and after.graph.reach is None
+    assert not any(p.raises for p in after.graph.passes)
+    assert autograd_graph(source, line, fix="GG103:1:9") is None  # no such fix
