@@ -92,7 +92,36 @@ def build(rep: Reporter, tree: ast.Module, line: int) -> AutogradGraph | None:
     runs = [r for r in rep.backward_runs if rep.span(r.call).line == target]
     call = runs[0].call
     runs = [r for r in runs if r.call is call]  # one call of that line (the first)
-    return _Builder(rep, tree, runs).graph()
+    # A function's backward runs once per call of the function (and alone, when nothing calls
+    # it): draw one of those activations, the one whose pass raises if there is one.
+    inner = _inner_loops(tree, target)
+    groups: list[tuple[IPath, list[BackwardRun]]] = []
+    last: tuple[int, ...] = ()
+    for run in sorted(runs, key=lambda r: r.seq):
+        context = tuple(e for e in run.ipath if e[0] not in inner)
+        here = tuple(it for loop, it in run.ipath if loop in inner)
+        # Within one activation the function's own iterations only move forward.
+        if not groups or groups[-1][0] != context or here <= last:
+            groups.append((context, []))
+        groups[-1][1].append(run)
+        last = here
+    context, chosen = next(
+        ((c, g) for c, g in groups if any(r.reached or r.changed for r in g)),
+        groups[0],
+    )
+    return _Builder(rep, tree, chosen, context, inner).graph()
+
+
+def _inner_loops(tree: ast.Module, line: int) -> set[int]:
+    """The loops of the function holding ``line`` (of the module, at top level)."""
+    scope: ast.AST = tree
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (
+            node.end_lineno or node.lineno
+        ):
+            if scope is tree or node.lineno >= getattr(scope, "lineno", 0):
+                scope = node  # the innermost
+    return {id(n) for n in ast.walk(scope) if isinstance(n, (ast.For, ast.AsyncFor, ast.While))}
 
 
 def _other_passes(rep: Reporter, runs: list[BackwardRun], sites: set[Site]) -> list[BackwardRun]:
@@ -107,9 +136,13 @@ def _other_passes(rep: Reporter, runs: list[BackwardRun], sites: set[Site]) -> l
 
 
 class _Builder:
-    def __init__(self, rep: Reporter, tree: ast.Module, runs: list[BackwardRun]) -> None:
+    def __init__(
+        self, rep: Reporter, tree: ast.Module, runs: list[BackwardRun], context: IPath, inner: set[int]
+    ) -> None:
         self.rep = rep
         self.runs = runs
+        self.context = context  # the iterations of the callers' loops this activation ran in
+        self.inner = inner
         self.loops = {id(n): n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.AsyncFor, ast.While))}
         self.lanes: dict[IPath, GraphLane] = {}
         self.owners: set[Site] = set()  # the sites drawn as nodes of their own
@@ -126,8 +159,12 @@ class _Builder:
         return found.id
 
     def lane_label(self, ipath: IPath) -> str:
+        # Iterations of the callers' loops are the same for everything drawn: left unsaid.
+        if ipath[: len(self.context)] == self.context:
+            ipath = ipath[len(self.context) :]
         if not ipath:
-            return "before the loop" if any(r.ipath for r in self.runs) else "the program"
+            inner = any(e[0] in self.inner for r in self.runs for e in r.ipath)
+            return "before the loop" if inner else "the program"
         parts = []
         for loop_id, iteration in ipath:
             loop = self.loops.get(loop_id)
@@ -402,6 +439,11 @@ class _Builder:
             where = self.lanes[run.ipath].label
             text = _short(self.rep.text(run.call))
             label = f"pass {k}: {text}" + ("" if own else f" (line {self.rep.span(run.call).line})")
+            inner_path = (
+                run.ipath[len(self.context) :]
+                if run.ipath[: len(self.context)] == self.context
+                else run.ipath
+            )
             reaches = None
             if own and run.reached is not None and reach is None:
                 reach = self.reach_edge(run, edges, freed)
@@ -415,7 +457,7 @@ class _Builder:
             out.append(
                 GraphPass(
                     f"p{k}",
-                    label + (f" in {where}" if run.ipath else ""),
+                    label + (f" in {where}" if inner_path else ""),
                     self.lane(run.ipath),
                     root,
                     tuple(frees),
