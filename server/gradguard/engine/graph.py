@@ -115,13 +115,28 @@ def build(rep: Reporter, tree: ast.Module, line: int) -> AutogradGraph | None:
 def _inner_loops(tree: ast.Module, line: int) -> set[int]:
     """The loops of the function holding ``line`` (of the module, at top level)."""
     scope: ast.AST = tree
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (
             node.end_lineno or node.lineno
         ):
             if scope is tree or node.lineno >= getattr(scope, "lineno", 0):
                 scope = node  # the innermost
-    return {id(n) for n in ast.walk(scope) if isinstance(n, (ast.For, ast.AsyncFor, ast.While))}
+    return {id(n) for n in _statements(scope) if isinstance(n, _LOOPS)}
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def _statements(root: ast.AST) -> Iterable[ast.stmt]:
+    """Every statement under ``root`` (loops and functions are statements: no expression walked)."""
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for child in getattr(node, name, ()):
+                if isinstance(child, ast.stmt):
+                    yield child
+                todo.append(child)
 
 
 def _other_passes(rep: Reporter, runs: list[BackwardRun], sites: set[Site]) -> list[BackwardRun]:
@@ -143,7 +158,7 @@ class _Builder:
         self.runs = runs
         self.context = context  # the iterations of the callers' loops this activation ran in
         self.inner = inner
-        self.loops = {id(n): n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.AsyncFor, ast.While))}
+        self.loops = {id(n): n for n in _statements(tree) if isinstance(n, _LOOPS)}
         self.lanes: dict[IPath, GraphLane] = {}
         self.owners: set[Site] = set()  # the sites drawn as nodes of their own
         self.node_of: dict[Site, str] = {}  # a site, or a module call's inside, to its node
