@@ -3,6 +3,8 @@
 Each input is decoded as UTF-8 (bad bytes replaced) and run through
 
 * ``gradguard.check_source`` and ``gradguard.engine.inspect``;
+* the graph view's model (``Analysis.graph``) of every backward call the analysis ran, and
+  ``api.autograd_graph`` with each fix of the finding told there;
 * ``gradguard.fixes.compute`` on every fix of every finding (the result must parse, or be None);
 * ``gradguard.api.fix_source`` (the result must parse whenever the input did);
 * ``gradguard.api.check_notebook`` / ``fix_notebook`` on the raw text (only ``NotebookError`` may
@@ -42,7 +44,18 @@ def exercise(data: bytes) -> None:
     """Everything one input goes through; raises on an escaped exception or a broken invariant."""
     text = data.decode("utf-8", errors="replace")
     findings = gradguard.check_source(text, "fuzz.py")
-    engine.inspect(text, "fuzz.py")
+    analysis = engine.inspect(text, "fuzz.py")
+    reporter = analysis._reporter
+    if reporter is not None:
+        from gradguard.engine.graph import backward_lines
+
+        for line in backward_lines(reporter)[:5]:
+            analysis.graph(line)
+        for line in backward_lines(reporter)[:1]:
+            answer = api.autograd_graph(text, line, "fuzz.py")
+            if answer is not None and answer.finding is not None:
+                for index in range(len(answer.finding.fixes)):
+                    api.autograd_graph(text, line, "fuzz.py", fix=api.fix_id(answer.finding, index))
     for finding in findings:
         for ref in finding.fixes:
             fix = fixes.compute(text, ref)

@@ -164,6 +164,8 @@ class _Builder:
         self.node_of: dict[Site, str] = {}  # a site, or a module call's inside, to its node
         self.nodes: dict[str, dict[str, object]] = {}
         self.order: list[str] = []
+        self.all_runs: list[BackwardRun] = runs  # with the other calls' passes, once known
+        self.consumers: dict[str, list[IPath]] = {}  # a leaf or input node: its readers' iterations
 
     # -- lanes ----------------------------------------------------------------------------
 
@@ -364,7 +366,6 @@ class _Builder:
         seen: set[tuple[str, str]] = set()
         out: list[GraphEdge] = []
         leaves: dict[int, str] = {}
-        self.consumers: dict[str, list[IPath]] = {}
         for site in ordered:
             dst = self.node_of.get(site)
             if dst is None:
