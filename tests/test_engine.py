@@ -1024,3 +1024,191 @@ def test_a_criterion_chosen_by_mode_and_losses_summed_through_star_args() -> Non
         """
     )
     assert [(f.code, f.span.line) for f in analyze(source)] == [("GG102", 27)]
+
+
+def _codes_at(source: str) -> list[tuple[str, int]]:
+    return sorted((f.code, f.span.line) for f in analyze(textwrap.dedent(source)))
+
+
+def test_a_spread_tuple_gives_a_torch_function_its_operands() -> None:
+    # `torch.min(*critic(obs, act))`: the actor loss reaches the critic's weights, which the
+    # critic's step changes before the actor's backward (SAC, in the wrong order).
+    source = """\
+        import torch
+        import torch.nn as nn
+
+
+        class Critic(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.q1 = nn.Linear(4, 1)
+                self.q2 = nn.Linear(4, 1)
+
+            def forward(self, x):
+                return self.q1(x), self.q2(x)
+
+
+        critic = Critic()
+        actor = nn.Linear(3, 4)
+        critic_opt = torch.optim.Adam(critic.parameters())
+        for step in range(2):
+            obs = torch.randn(8, 3)
+            actor_loss = -torch.min(*critic(actor(obs))).mean()
+            critic_loss = critic(torch.randn(8, 4))[0].pow(2).mean()
+            critic_opt.zero_grad()
+            critic_loss.backward()
+            critic_opt.step()
+            actor_loss.backward()
+        """
+    assert ("GG111", 24) in _codes_at(source)
+
+
+def test_a_static_method_called_through_its_class_runs_with_its_arguments() -> None:
+    source = """\
+        import torch
+        import torch.nn as nn
+
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 1)
+
+            def forward(self, x):
+                return self.fc(x)
+
+            @staticmethod
+            def loss(out, target):
+                return ((out - target) ** 2).mean()
+
+
+        model = Model()
+        out = model(torch.randn(3, 4))
+        loss = Model.loss(out, torch.zeros(3, 1))
+        loss.backward()
+        loss.backward()
+        """
+    assert _codes_at(source) == [("GG101", 22)]
+
+
+def test_a_range_over_the_length_of_a_known_list_builds_each_layer() -> None:
+    # `for i in range(1, len(channels))` over a literal list: the Sequential's layers are known,
+    # so the backbone's graph is shared by both heads' losses.
+    source = """\
+        import torch
+        import torch.nn as nn
+
+
+        def mlp(channels):
+            layers = []
+            for i in range(1, len(channels)):
+                layers += [nn.Linear(channels[i - 1], channels[i]), nn.ReLU()]
+            return nn.Sequential(*layers)
+
+
+        backbone = mlp([4, 8, 8])
+        head1, head2 = nn.Linear(8, 1), nn.Linear(8, 1)
+        feats = backbone(torch.randn(3, 4))
+        loss1 = head1(feats).mean()
+        loss2 = head2(feats).mean()
+        loss1.backward()
+        loss2.backward()
+        """
+    assert _codes_at(source) == [("GG102", 18)]
+
+
+def test_a_known_star_argument_binds_the_callee_s_parameters() -> None:
+    # `super().__init__(*args, **kwargs)`: the base class gets the backbone, so the forward's
+    # `.detach()` is known to leave the loss without a graph.
+    source = """\
+        import torch
+        import torch.nn as nn
+
+
+        class Base(nn.Module):
+            def __init__(self, backbone, scale=1.0):
+                super().__init__()
+                self.backbone = backbone
+                self.scale = scale
+
+
+        class Head(Base):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+
+            def forward(self, x):
+                return (self.backbone(x) * self.scale).detach()
+
+
+        model = Head(nn.Linear(4, 2))
+        loss = model(torch.randn(3, 4)).sum()
+        loss.backward()
+        """
+    assert _codes_at(source) == [("GG106", 22)]
+
+
+def test_a_value_read_only_through_item_first_is_still_named_by_its_later_read() -> None:
+    source = """\
+        import torch
+
+
+        def forward(x, w):
+            logits = x @ w
+            return logits.exp().mean()
+
+
+        w = torch.randn(3, 3, requires_grad=True)
+        loss = forward(torch.randn(4, 3), w)
+        for k in range(5):
+            print(loss.item())
+            w.grad = None
+            loss.backward()
+        """
+    [finding] = analyze(textwrap.dedent(source))
+    assert (finding.code, finding.span.line) == ("GG103", 10)
+    assert finding.message.startswith("`loss` was computed on line 10, before the loop")
+
+
+def test_a_step_once_enough_samples_accumulated_is_gradient_accumulation() -> None:
+    source = """\
+        import torch
+        import torch.nn as nn
+
+
+        def train(loader, batch_size):
+            model = nn.Linear(4, 1)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            seen = 0
+            for x in loader:
+                opt.zero_grad()
+                model(x).pow(2).mean().backward()
+                seen += batch_size
+                if seen >= 128:
+                    opt.step()
+                    seen = 0
+        """
+    assert _codes_at(source) == [("GG201", 10)]
+    # Without the reset, the step runs in every iteration once the threshold is reached.
+    assert _codes_at(source.replace("                seen = 0\n", "")) == []
+
+
+def test_a_default_dict_of_numbers_sums_the_losses_per_key() -> None:
+    source = """\
+        from collections import defaultdict
+
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        sums = defaultdict(float)
+        for step in range(3):
+            out = model(torch.randn(8, 4))
+            losses = {"mse": out.pow(2).mean(), "l1": out.abs().mean()}
+            opt.zero_grad()
+            sum(losses.values()).backward()
+            opt.step()
+            for k, v in losses.items():
+                sums[k] += v
+        """
+    assert _codes_at(source) == [("GG301", 16)]

@@ -1136,6 +1136,13 @@ class Evaluator:
             return self.dict_from(node, args, kwargs)
         if qual == "collections.defaultdict" and args and args[0].qual == "builtins.list" and not kwargs:
             return Val(Grad.NONE, Ty.DICT, elts=(), keys=(), info=LIST_DEFAULT)
+        if qual == "collections.defaultdict" and len(args) == 1 and not kwargs:
+            zero = {"builtins.float": 0.0, "builtins.int": 0}.get(args[0].qual or "")
+            if zero is not None:
+                # `defaultdict(float)`: a missing key reads as 0 (a running sum per key starts there).
+                return Val(
+                    Grad.NONE, Ty.DICT, elts=(), keys=(), info=DefaultValue(constant(ast.Constant(zero)))
+                )
         if (
             qual == "collections.defaultdict"
             and len(node.args) == 1
@@ -1192,6 +1199,22 @@ class Evaluator:
                 # (those that may hand back their input unchanged aside).
                 ty = Ty.TENSOR if name not in _MULTI_OUTPUT else Ty.UNKNOWN
                 return Val(Grad.NONE, ty, obj=object(), cause=(NO_GRAD_CAUSE, node))
+            spread = (
+                self.spread.get(node.args[0])
+                if len(node.args) == 1 and isinstance(node.args[0], ast.Starred)
+                else None
+            )
+            if (
+                spread is not None
+                and spread.ty in (Ty.TUPLE, Ty.LIST)
+                and spread.elts
+                and all(e.is_tensor for e in spread.elts)
+            ):
+                # `torch.min(*self.qf(obs, act))`: the spread tuple's tensors are the operands.
+                spread_elts = spread.elts
+                return self.tensor_op(
+                    name, node, spread_elts[0], list(spread_elts[1:]), kwargs, (), first_arg=None
+                )
             if (
                 args
                 and (
@@ -1700,6 +1723,13 @@ class Evaluator:
             return self.optimizer_method(recv, name, node)
         if recv.ty is Ty.FUNC and recv.module is not None:
             return self.call_local(recv, node, args, kwargs)
+        if recv.ty is Ty.FUNC and isinstance(recv.info, ClassInfo) and name in recv.info.methods:
+            # `VaeGan.loss(...)`: a function called through its class binds nothing but the class of
+            # a classmethod (a static method gets its arguments; a plain one, its instance by hand).
+            through_class = recv.info.methods[name]
+            if self.can_inline(through_class):
+                given = [OTHER, *args] if binding(through_class) == "classmethod" else args
+                return self.inline(through_class, given, kwargs, node, self_inst=None)
         if recv.ty is Ty.OTHER and recv.module is not None:
             meth = recv.module.user_class.methods.get(name) if recv.module.user_class else None
             if meth is not None:
@@ -2867,8 +2897,11 @@ class Evaluator:
         params = func.args.posonlyargs + func.args.args
         # The callee sees the heap (attributes of known objects), not the caller's names.
         env: dict[str, Val] = {k: v for k, v in caller.env.items() if k[0] == "@"}
+        expanded = self.expand_stars(node, args) if node is not None else None
+        if expanded is not None:
+            args = expanded  # `super().__init__(*args, **kwargs)` with `args` a known tuple
         spread = node is not None and (
-            any(isinstance(a, ast.Starred) for a in node.args)
+            (expanded is None and any(isinstance(a, ast.Starred) for a in node.args))
             or any(k.arg is None and not self.spread_dicts.get(id(k)) for k in node.keywords)
         )
         if spread and node is not None:
@@ -2923,7 +2956,7 @@ class Evaluator:
             st.mode = mode
         frame = Frame(func, self_inst=self_inst or (args[0].module if args and params else None))
         frame.globals = self.module_globals(func)
-        if node is not None and self.stmt_stack and not spread:
+        if node is not None and self.stmt_stack and not spread and expanded is None:
             frame.call_stmt = self.stmt_stack[-1]
             offset = len(args) - len(node.args)  # a bound `self` comes first
             for i, p in enumerate(params):
@@ -2971,6 +3004,25 @@ class Evaluator:
         caller.env.update((k, v) for k, v in ends.env.items() if k[0] == "@")
         self.st = caller
         return result
+
+    def expand_stars(self, node: ast.Call, args: list[Val]) -> list[Val] | None:
+        """The positional arguments with each `*x` spread, when every `x` is a tuple or list of
+        known elements (else None: after the first `*x` nothing is known)."""
+        if not any(isinstance(a, ast.Starred) for a in node.args):
+            return None
+        offset = len(args) - len(node.args)  # a bound `self` comes first
+        if offset < 0:
+            return None
+        out = list(args[:offset])
+        for arg, val in zip(node.args, args[offset:], strict=True):
+            if not isinstance(arg, ast.Starred):
+                out.append(val)
+                continue
+            given = self.spread.get(arg)
+            if given is None or given.elts is None or given.ty not in (Ty.TUPLE, Ty.LIST):
+                return None
+            out.extend(given.elts)
+        return out
 
     def is_generator(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         found = self._generators.get(id(func))  # the tree outlives this evaluator: ids are stable

@@ -73,6 +73,33 @@ def _accumulation_gate(test: ast.expr) -> bool:
     )
 
 
+def _threshold_gate(node: ast.If, loop: ast.AST | None) -> bool:
+    """`if seen >= 128: optimizer.step(); seen = 0` where the loop adds to `seen` each iteration
+    (`seen += len(batch)`): a step once enough samples have accumulated, the other shape of
+    gradient accumulation."""
+    test = node.test
+    if loop is None or not (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Gt, ast.GtE))
+    ):
+        return False
+    counter = test.left
+    if not isinstance(counter, (ast.Name, ast.Attribute)):
+        return False
+    resets = any(
+        isinstance(s, ast.Assign)
+        and len(s.targets) == 1
+        and _same_target(s.targets[0], counter)
+        and isinstance(s.value, ast.Constant)
+        and s.value.value == 0
+        for s in node.body
+    )
+    adds = any(
+        isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Add) and _same_target(n.target, counter)
+        for n in ast.walk(loop)
+    )
+    return resets and adds
+
+
 _STMT_DISPATCH: dict[type, Any] = {}
 MAX_UNROLL_DEPTH = 4
 # A clear written after a backward and before a step (the order GG201's misplaced case needs).
@@ -677,7 +704,10 @@ class Interpreter(Evaluator):
             self.block(node.orelse)
             skipped = self.st
             self.st = join_states([after_body, skipped])
-            if _accumulation_gate(node.test) and self.st is not None and after_body is not None:
+            gated = _accumulation_gate(node.test) or _threshold_gate(
+                node, self.loops[-1].node if self.loops else None
+            )
+            if gated and self.st is not None and after_body is not None:
                 self.keep_unstepped(after_body, skipped)
         finally:
             self.foreign_doubt -= doubt
@@ -1106,6 +1136,18 @@ class Interpreter(Evaluator):
             val = constant(node)
         elif isinstance(node, (ast.Name, ast.Attribute)):
             val = self.peek(node)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and len(node.args) == 1
+            and not node.keywords
+            and isinstance(node.args[0], (ast.Name, ast.Attribute))
+            and self.lookup(node.func.id).qual == "builtins.len"
+        ):
+            # `range(1, len(channels))` over a list of known elements (`MLP([c_in, 32, c_out])`).
+            seq = self.peek(node.args[0])
+            known_elts = seq.elts is not None and seq.ty in (Ty.LIST, Ty.TUPLE, Ty.DICT)
+            return len(seq.elts) if known_elts and seq.elts is not None else None
         else:
             return None
         known = val.lit[0] if val.lit is not None else None

@@ -994,8 +994,12 @@ class Reporter:
             if "." in name or not _reaches(val, site):
                 continue
             read = self.first_read(loop.node, name)
-            if read is None or _cut_at(loop.node, read):
-                continue  # `x = x.clone().detach()` at the top reads it only to cut its graph
+            if read is not None and _cut_at(loop.node, read):
+                # `x = x.clone().detach()` at the top, `print(loss.item())`: a read only to cut its
+                # graph; a later read may still carry it (`loss.backward()`).
+                read = _carrying_read(loop.node, name)
+            if read is None:
+                continue
             line = val.root.binding[1] if val.root is not None and val.root.binding else site.node.lineno  # type: ignore[attr-defined]
             key = (read.lineno, read.col_offset)
             if best is None or key < best[0]:
@@ -1683,6 +1687,13 @@ def name_loads(stmt: ast.AST, name: str, skip: set[int]) -> Iterator[ast.Name]:
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
             if id(node) not in skip:
                 yield node
+
+
+def _carrying_read(loop: ast.AST, name: str) -> ast.Name | None:
+    """The first read of ``name`` in the loop body that is not only cut (`.item()`, `.detach()`)."""
+    reads = [n for stmt in getattr(loop, "body", []) for n in name_loads(stmt, name, set())]
+    reads.sort(key=lambda n: (n.lineno, n.col_offset))
+    return next((n for n in reads if not _cut_at(loop, n)), None)
 
 
 def _first_read(loop: ast.AST, name: str) -> ast.Name | None:
