@@ -133,13 +133,16 @@ e2e-install:
 	bash e2e/install.sh
 
 # The extension in a real VS Code: code-server on loopback, driven through Chromium (see e2e/README.md).
+# First the graph view's DOT builder on its own (client/test, no browser).
 e2e: vsix e2e-install
+	node --test --test-reporter=spec client/test/
 	timeout -k 30 $(E2E_TIMEOUT) node --test --test-reporter=spec e2e/
 
-# The README's screenshot of a squiggle with its hover.
+# The README's screenshots: a squiggle with its hover, and the autograd graph view.
 screenshot: vsix e2e-install
-	GRADGUARD_README_SCREENSHOT=docs/img/vscode-hover.png timeout -k 30 $(E2E_TIMEOUT) \
-		node --test --test-reporter=spec --test-name-pattern="squiggles appear|hover explains" e2e/
+	GRADGUARD_README_SCREENSHOT=docs/img/vscode-hover.png GRADGUARD_README_GRAPH_SCREENSHOT=docs/img/graph-view.png \
+		timeout -k 30 $(E2E_TIMEOUT) \
+		node --test --test-reporter=spec --test-name-pattern="squiggles appear|hover explains|graph view draws the seed" e2e/
 
 # Build and test output; the environment ($(VENV)) and node_modules stay.
 clean:

@@ -137,3 +137,29 @@ def test_a_fix_s_effect_is_the_graph_of_the_fixed_text() -> None:
     assert after.finding is None and after.graph.reach is None
     assert not any(p.raises for p in after.graph.passes)
     assert autograd_graph(source, line, fix="GG103:1:9") is None  # no such fix
+
+
+def test_the_reach_edge_enters_the_freed_region_where_the_new_iteration_meets_it() -> None:
+    # The pass meets `backbone(x)` first, but the edge into the freed region is `feats` ->
+    # iteration 2's `head(feats)`.
+    graph = _graph(
+        """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        backbone, head = nn.Linear(4, 8), nn.Linear(8, 1)
+        x, y = torch.randn(16, 4), torch.randn(16, 1)
+        feats = torch.tanh(backbone(x))
+        opt = torch.optim.SGD([*backbone.parameters(), *head.parameters()], lr=0.1)
+        for epoch in range(3):
+            opt.zero_grad()
+            loss = F.mse_loss(head(feats), y)
+            loss.backward()
+            opt.step()
+        """
+    )
+    [feats] = [n for n in graph.nodes if n.name == "feats"]
+    assert graph.reach is not None and graph.reach[0] == feats.id
+    target = next(n for n in graph.nodes if n.id == graph.reach[1])
+    assert target.label == "head(feats)" and _lane(graph, target.id).startswith("iteration 2")

@@ -17,6 +17,8 @@ import {
 } from "vscode-languageclient/node";
 import { readClientSettings, RESTART_KEYS, SECTION, serverSection } from "./config";
 import { EnvironmentError, ensureEnvironment, interpreterEnvironment, ServerEnvironment } from "./environment";
+import { LspPosition } from "./graphProtocol";
+import { GraphPanel, SHOW_GRAPH } from "./graphView";
 import { Log } from "./log";
 import * as fs from "node:fs";
 import { pythonEnv, run, setOwnFolder } from "./process";
@@ -109,6 +111,9 @@ class Controller implements vscode.Disposable {
   private readonly shown = new Set<string>();
   private crashes: number[] = [];
   private disposed = false;
+  private readonly started = new vscode.EventEmitter<void>();
+  /** Fires each time a server is up (first start and every restart). */
+  readonly onDidStart = this.started.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -211,6 +216,7 @@ class Controller implements vscode.Disposable {
         `server ${this.environment.wheelVersion} running on Python ${interpreter.version.join(".")} (${interpreter.source})`,
       );
       this.log.info("Server running");
+      this.started.fire();
     }
   }
 
@@ -286,6 +292,11 @@ class Controller implements vscode.Disposable {
     return client;
   }
 
+  /** The running (or starting) client, for requests of the extension's own views. */
+  get languageClient(): LanguageClient | undefined {
+    return this.client;
+  }
+
   /** How to run the server's Python (`-m gradguard ...` follows), once it is known. */
   get serverCommand(): string[] | undefined {
     return this.environment === undefined ? undefined : [this.environment.python, ...this.environment.args];
@@ -294,6 +305,7 @@ class Controller implements vscode.Disposable {
   async dispose(): Promise<void> {
     this.disposed = true;
     if (this.restartTimer !== undefined) clearTimeout(this.restartTimer);
+    this.started.dispose();
     await this.stop();
   }
 }
@@ -383,6 +395,39 @@ async function fixAll(log: Log): Promise<void> {
   }
 }
 
+function isPosition(value: unknown): value is LspPosition {
+  const candidate = value as Partial<LspPosition> | null;
+  return typeof candidate?.line === "number" && typeof candidate.character === "number";
+}
+
+/**
+ * The code lens passes `[uri, position]` (a string and an LSP position); from the Command Palette
+ * the graph is of the active Python editor at its cursor (the server takes the nearest backward call
+ * when the line has none), else of the last Python editor used, else of a notebook's selected cell.
+ */
+function showGraph(panel: GraphPanel, lastPython: () => vscode.TextEditor | undefined, uri?: unknown, position?: unknown): void {
+  const uriText = uri instanceof vscode.Uri ? uri.toString() : typeof uri === "string" ? uri : undefined;
+  if (uriText !== undefined && isPosition(position)) {
+    const shown = vscode.window.visibleTextEditors.find((editor) => editor.document.uri.toString() === uriText);
+    panel.show(uriText, position, shown?.viewColumn ?? vscode.window.activeTextEditor?.viewColumn);
+    return;
+  }
+  const active = vscode.window.activeTextEditor;
+  const editor = active?.document.languageId === "python" ? active : lastPython();
+  if (editor !== undefined) {
+    const cursor = editor.selection.active;
+    panel.show(editor.document.uri.toString(), { line: cursor.line, character: cursor.character }, editor.viewColumn);
+    return;
+  }
+  const notebook = vscode.window.activeNotebookEditor;
+  const cell = notebook?.notebook.cellAt(notebook.selection.start);
+  if (notebook !== undefined && cell?.document.languageId === "python") {
+    panel.show(cell.document.uri.toString(), { line: 0, character: 0 }, notebook.viewColumn);
+    return;
+  }
+  void vscode.window.showInformationMessage("gradguard: open a Python file or notebook cell with a backward call to show its autograd graph.");
+}
+
 let controller: Controller | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -393,6 +438,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   controller = new Controller(context, log, status);
   const ctl = controller;
   const docs = new RuleDocs(ctl);
+  const graph = new GraphPanel(context.extensionUri, log, () => ctl.languageClient);
+  // The Command Palette can be opened from the graph view itself: remember the editor it came from.
+  let lastPython =
+    vscode.window.activeTextEditor?.document.languageId === "python" ? vscode.window.activeTextEditor : undefined;
   context.subscriptions.push(
     log,
     status,
@@ -401,6 +450,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("gradguard.showLog", () => log.show()),
     vscode.commands.registerCommand(SHOW_RULE_DOCS, (code?: unknown) => showRuleDocs(docs, log, code)),
     vscode.commands.registerCommand("gradguard.fixAll", () => fixAll(log)),
+    graph,
+    vscode.commands.registerCommand(SHOW_GRAPH, (uri?: unknown, position?: unknown) =>
+      showGraph(graph, () => (lastPython?.document.isClosed === false ? lastPython : undefined), uri, position),
+    ),
+    vscode.window.onDidChangeActiveTextEditor((editor) => {
+      if (editor?.document.languageId === "python") lastPython = editor;
+    }),
+    ctl.onDidStart(() => graph.refresh()),
     vscode.workspace.onDidChangeConfiguration((event) => {
       // The rule settings reach the running server through workspace/didChangeConfiguration; only the
       // interpreter and the log level need a new process.

@@ -498,8 +498,11 @@ class _Builder:
         if src is None:
             return None
         mine = {self.node_of[s] for s in run.val.sites if s in self.node_of}
-        # Built after the freeing pass: a node no earlier pass freed.
-        later = [e for e in edges if e.src == src and e.dst in mine and e.dst not in freed]
+        # Into a node built after the freeing pass (none freed it) from one an earlier pass freed:
+        # from the node the pass met first when such an edge leaves it, else where the iteration's
+        # new nodes meet the freed region (`feats` -> `head(feats)` when `backbone(x)` was met).
+        boundary = [e for e in edges if e.src in freed and e.dst in mine and e.dst not in freed]
+        later = [e for e in boundary if e.src == src] or boundary
         if not later:
             return None
         edge = later[-1]
