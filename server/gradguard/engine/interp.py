@@ -93,11 +93,10 @@ def _threshold_gate(node: ast.If, loop: ast.AST | None) -> bool:
         and s.value.value == 0
         for s in node.body
     )
-    adds = any(
+    return resets and any(
         isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Add) and _same_target(n.target, counter)
         for n in ast.walk(loop)
     )
-    return resets and adds
 
 
 _STMT_DISPATCH: dict[type, Any] = {}
