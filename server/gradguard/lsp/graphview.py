@@ -16,7 +16,7 @@ from ..api import GraphAnswer, autograd_graph, fix_id
 from ..engine.modules import Loader
 from ..findings import Span
 from ..settings import Settings
-from .documents import Result, Snapshot
+from .documents import MAX_SOURCE_CHARS, Result, Snapshot
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +34,8 @@ def graph_json(
 ) -> dict[str, Any] | None:
     """The answer to one request: the graph of the backward call at ``position`` of ``uri`` (a
     document, or a cell of the notebook ``snap`` holds), or None."""
+    if len(snap.source) > MAX_SOURCE_CHARS:
+        return None  # not analysed at all (see documents.MAX_SOURCE_CHARS)
     where = snap.locator.to_program(uri, position)
     if where is None:
         return None
