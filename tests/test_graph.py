@@ -163,3 +163,48 @@ def test_the_reach_edge_enters_the_freed_region_where_the_new_iteration_meets_it
     assert graph.reach is not None and graph.reach[0] == feats.id
     target = next(n for n in graph.nodes if n.id == graph.reach[1])
     assert target.label == "head(feats)" and _lane(graph, target.id).startswith("iteration 2")
+
+
+def _rule_example_graphs() -> list[tuple[str, AutogradGraph, bool]]:
+    """(rule code and example, graph, whether the example is an invalid one) for every backward call
+    of every rule example."""
+    from gradguard import registry
+    from gradguard.engine.graph import backward_lines
+
+    out = []
+    for rule in registry.all_rules():
+        valid, invalid = examples(rule.code)
+        for index, example in enumerate((*valid, *invalid)):
+            analysis = inspect(example.source, "t.py")
+            reporter = analysis._reporter
+            if reporter is None:
+                continue  # nothing analysed: a source that never mentions torch, or does not parse
+            for line in backward_lines(reporter):
+                graph = analysis.graph(line)
+                assert graph is not None
+                out.append((f"{rule.code}#{index}", graph, index >= len(valid)))
+    return out
+
+
+def test_every_rule_example_s_graph_is_whole_and_every_raising_pass_tells_why() -> None:
+    graphs = _rule_example_graphs()
+    assert len(graphs) > 100
+    # The invalid examples of rules whose bug makes a backward raise (errors the rule examples' own
+    # tests prove under torch): a pass in their graph raises.
+    raising = ("GG101", "GG102", "GG103", "GG104", "GG105", "GG111")
+    for example in {w for w, _, invalid in graphs if invalid and w.startswith(raising)}:
+        assert any(p.raises for w, g, _ in graphs if w == example for p in g.passes), example
+    for where, graph, _ in graphs:
+        ids = {n.id for n in graph.nodes}
+        lanes = {lane.id for lane in graph.lanes}
+        assert all(e.src in ids and e.dst in ids for e in graph.edges), where
+        assert all(n.lane in lanes for n in graph.nodes) and all(p.lane in lanes for p in graph.passes), where
+        assert all(set(p.frees) <= ids and (p.root is None or p.root in ids) for p in graph.passes), where
+        if graph.reach is not None:
+            assert [(e.src, e.dst) for e in graph.edges if e.reach] == [graph.reach], where
+        for p in graph.passes:
+            if p.raises:
+                # Torch raises there: the picture shows through what (an edge into freed buffers, the
+                # freed node met, or the saved tensor changed in place).
+                assert graph.reach is not None or p.reaches is not None or p.changed is not None, where
+                assert p.frees == (), where
