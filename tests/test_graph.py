@@ -4,7 +4,11 @@ under torch the rule examples already prove (the raising pass is the one torch m
 
 from __future__ import annotations
 
+import json
 import textwrap
+from pathlib import Path
+
+import pytest
 
 from gradguard.api import autograd_graph, fix_id
 from gradguard.engine import inspect
@@ -208,3 +212,50 @@ def test_every_rule_example_s_graph_is_whole_and_every_raising_pass_tells_why() 
                 # freed node met, or the saved tensor changed in place).
                 assert graph.reach is not None or p.reaches is not None or p.changed is not None, where
                 assert p.frees == (), where
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    from gradguard.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_graph_command_tells_the_seed_s_story(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    seed = tmp_path / "seed.py"
+    seed.write_text(examples("GG103")[1][0].source)
+    line = next(i for i, t in enumerate(seed.read_text().splitlines(), 1) if "backward(" in t)
+    code, out, err = _cli(capsys, "graph", f"{seed}:{line}")
+    assert code == 0, err
+    text = out.splitlines()
+    assert text[0] == f"{seed}:{line}: loss.backward()" and text[1].startswith("  GG103 `y` was computed")
+    assert "before the loop" in text and any(t.startswith("iteration 2 of") for t in text)
+    assert any("y = t @ a  [saves tensors for backward; freed by pass 1]" in t for t in text)
+    assert any("from y = t @ a  <- reaches freed buffers" in t for t in text)
+    assert any(
+        t.startswith("  pass 2:") and "raises: reaches y = t @ a, freed, through x + y" in t for t in text
+    )
+
+    code, out, _ = _cli(capsys, "graph", str(seed), "--format", "json")  # no line: the nearest to 1
+    assert code == 0
+    answer = json.loads(out)
+    assert answer["backward"]["location"]["row"] == line and answer["finding"]["code"] == "GG103"
+    [y] = [n for n in answer["nodes"] if n["name"] == "y"]
+    assert [e for e in answer["edges"] if e["reach"]][0]["from"] == y["id"]
+    assert [p["raises"] for p in answer["passes"]] == [False, True]
+
+
+def test_the_graph_command_says_when_there_is_nothing_to_draw(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = tmp_path / "plain.py"
+    plain.write_text("import torch\nx = torch.ones(2, requires_grad=True) * 2\n")
+    assert _cli(capsys, "graph", str(plain))[0:3:2] == (
+        1,
+        f"gradguard: {plain}: no backward call the analysis ran\n",
+    )
+    code, _, err = _cli(capsys, "graph", str(tmp_path / "missing.py"))
+    assert code == 2 and "missing.py" in err
+    code, _, err = _cli(capsys, "graph", str(tmp_path / "train.ipynb"))
+    assert code == 2 and "notebooks" in err

@@ -123,6 +123,10 @@ def build_parser() -> argparse.ArgumentParser:
     rule.add_argument("code", nargs="?", help="a rule code such as GG103")
     rule.add_argument("--all", action="store_true", help="list every rule")
 
+    from .graph_command import add_parser as add_graph
+
+    add_graph(commands)
+
     serve = commands.add_parser("serve", help="run the language server (stdio; --tcp PORT for debugging)")
     serve.add_argument("--tcp", type=int, metavar="PORT", help="listen on this TCP port instead of stdio")
     serve.add_argument("--host", default="127.0.0.1", help="the address for --tcp (default: 127.0.0.1)")
@@ -366,6 +370,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_check(args, stdout, stderr, quick=quick)
         if args.command == "rule":
             return run_rule(args, stdout, stderr)
+        if args.command == "graph":
+            from .graph_command import run_graph
+
+            return run_graph(args, stdout, stderr)
         if args.command == "serve":
             # Imported here: pygls is only needed by the server, and importing it slows every check.
             from .lsp.server import main as serve
