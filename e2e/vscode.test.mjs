@@ -2,7 +2,8 @@
 // driven through Chromium. Run with `make e2e` (it builds the .vsix and installs the tools first).
 //
 // A trusted workspace: squiggles on the expected lines, the hover's explanation, a quick fix applied
-// through the lightbulb menu, a notebook, and a setting that takes effect without a reload.
+// through the lightbulb menu, a notebook, a setting that takes effect without a reload, ..., and a
+// typing session on the generated 3,000-line script whose latency is reported (not asserted).
 // An untrusted workspace: it still lints, and the interpreter named by its settings never runs.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -10,7 +11,17 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ARTIFACTS, E2E_DIR, REPO, Session, log, vsixPath, waitFor } from "./harness.mjs";
-import { hoverSquiggle, lineText, openFile, problems, runCommand, squiggleBox, waitForSquiggles } from "./workbench.mjs";
+import {
+  hoverSquiggle,
+  lineText,
+  openFile,
+  problems,
+  runCommand,
+  squiggleBox,
+  squiggleState,
+  waitForSquiggleState,
+  waitForSquiggles,
+} from "./workbench.mjs";
 
 const EDITOR = ".editor-group-container.active .monaco-editor";
 // The graph view's fixture: the seed program of the issue (GG103 on line 8, backward on line 13).
@@ -89,6 +100,44 @@ async function writeUserSettings(page, session, settings) {
     },
     15000,
   );
+}
+
+/** Moves the cursor to `line`, `column` (1-based) with Go to Line, and waits for the status bar to say so. */
+async function goTo(page, line, column = 1) {
+  await page.keyboard.press("Control+G");
+  await page.locator(".quick-input-widget input").fill(`:${line}:${column}`);
+  await page.keyboard.press("Enter");
+  await waitFor(
+    `the cursor on line ${line}, column ${column}`,
+    async () => new RegExp(`\\bLn ${line}, Col ${column}\\b`).test(await page.locator("#status\\.editor\\.selection").innerText().catch(() => "")),
+    15000,
+    50,
+  );
+}
+
+/** The nearest-rank percentile `q` of `values` (as bench/bench_lsp.py computes it). */
+function percentile(values, q) {
+  const ordered = [...values].sort((a, b) => a - b);
+  return ordered[Math.min(ordered.length - 1, Math.max(0, Math.round((q / 100) * (ordered.length - 1))))];
+}
+
+function median(values) {
+  const ordered = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(ordered.length / 2);
+  return ordered.length % 2 ? ordered[middle] : (ordered[middle - 1] + ordered[middle]) / 2;
+}
+
+/** gradguard.debounce as this session sets it (user or workspace settings), else the package's default. */
+function debounceSetting(session) {
+  for (const [where, file] of [
+    ["workspace settings", path.join(session.workspace, ".vscode", "settings.json")],
+    ["user settings", path.join(session.userData, "User", "settings.json")],
+  ]) {
+    const value = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8"))["gradguard.debounce"] : undefined;
+    if (value !== undefined) return `${value} ms (${where})`;
+  }
+  const manifest = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8"));
+  return `${manifest.contributes.configuration.properties["gradguard.debounce"].default} ms (package.json default)`;
 }
 
 describe("gradguard in VS Code (trusted workspace)", () => {
@@ -523,6 +572,119 @@ describe("gradguard in VS Code (trusted workspace)", () => {
       await session.screenshot("graph-view-gg104");
     });
   });
+
+  // The latency a user feels on a long file: the generated 3,000-line script of bench/, first opened
+  // (cold), then edited keystroke by keystroke in one training function. The times are reported, not
+  // asserted (shared machines are noisy); every update is checked.
+  test("a typing session on the 3,000-line training script updates the diagnostics after each edit", { timeout: 240000 }, async () => {
+    const name = "train_3000.py";
+    const file = path.join(session.workspace, name);
+    execFileSync("python3", [path.join(REPO, "bench", "gen_training_script.py"), "--lines", "3000", "-o", file]);
+    const source = fs.readFileSync(file, "utf8");
+    const lines = source.split("\n");
+    try {
+      await withScreenshot(session, "typing-3000", async () => {
+        // The function edited: the last truncated-BPTT loop, whose carried `h` is a GG104 (error).
+        const t = lines.findLastIndex((line) => line.includes("# bench-bug: GG104")) + 1;
+        const text = (line) => lines[line - 1];
+        assert.ok(t > 2000, `no GG104 deep in the generated script (line ${t})`);
+        assert.match(text(t - 1), /^ {8}y = data\[/);
+        assert.equal(text(t), "        out, h = rnn(x, h)  # bench-bug: GG104");
+        assert.equal(text(t + 1), "        loss = criterion(head(out), y)");
+        assert.equal(text(t + 2), "        optimizer.zero_grad()");
+        assert.equal(text(t + 3), "        loss.backward()");
+        const def = lines.slice(0, t).findLast((line) => line.startsWith("def "));
+        const fn = def.slice(4, def.indexOf("("));
+
+        await runCommand(page, "View: Close All Editors");
+        if (await page.locator(".part.panel").isVisible()) await runCommand(page, "View: Hide Panel");
+        await page.mouse.move(5, 450);
+        await page.locator(".explorer-folders-view .monaco-list-row", { hasText: name }).first().waitFor({ state: "visible", timeout: 30000 });
+
+        // Cold: from the double click in the Explorer to the squiggle on the carried state.
+        const clean = { error: [t] };
+        let started = performance.now();
+        await openFile(page, name);
+        await goTo(page, t);
+        await waitForSquiggleState(page, clean, { timeoutMs: 120000, what: `the first diagnostics of ${name}` });
+        const coldMs = performance.now() - started;
+
+        // Each edit: where the cursor goes (not timed), what is typed before the last keystroke (not
+        // timed either: while typing, the server's debounce restarts), the last keystroke, and the
+        // squiggles in view after it. Every state differs from the one before it and from what the
+        // text before the last keystroke gives, so the change is the last keystroke's.
+        const afterHead = text(t + 1).indexOf("head(out)") + "head(out)".length + 1;
+        const inBackward = text(t + 3).indexOf("backward(") + "backward(".length + 1;
+        const edits = [
+          { what: "comment out loss.backward()", at: [t + 3], last: "Control+/", expect: {}, line: [t + 3, "        # loss.backward()"] },
+          { what: "uncomment it", last: "Control+/", expect: clean, line: [t + 3, text(t + 3)] },
+          { what: "type .numpy() on the loss's input", at: [t + 1, afterHead], type: ".numpy(", last: ")", expect: { error: [t + 1] }, line: [t + 1, "        loss = criterion(head(out).numpy(), y)"] },
+          { what: "undo it", last: "Control+Z", expect: clean, line: [t + 1, text(t + 1)] },
+          { what: "move zero_grad() below the backward", at: [t + 2], last: "Alt+ArrowDown", expect: { error: [t], warning: [t + 3] }, line: [t + 3, text(t + 2)] },
+          { what: "move it back", last: "Alt+ArrowUp", expect: clean, line: [t + 2, text(t + 2)] },
+          { what: "type retain_graph=True", at: [t + 3, inBackward], type: "retain_graph=Tru", last: "e", expect: { error: [t], info: [t + 3] }, line: [t + 3, "        loss.backward(retain_graph=True)"] },
+          { what: "undo it", last: "Control+Z", expect: clean, line: [t + 3, text(t + 3)] },
+          { what: "delete the zero_grad() line", at: [t + 2], last: "Control+Shift+K", expect: { error: [t], warning: [t + 2] }, line: [t + 2, text(t + 3)] },
+          { what: "undo it", last: "Control+Z", expect: clean, line: [t + 2, text(t + 2)] },
+          {
+            what: "paste a line detaching h",
+            at: [t - 1, text(t - 1).length + 1],
+            paste: "\n        if h is not None: h = tuple(s.detach() for s in h)",
+            expect: {},
+            line: [t, "        if h is not None: h = tuple(s.detach() for s in h)"],
+          },
+          // Not an undo: the editor may undo a paste a word at a time.
+          { what: "delete that line", last: "Control+Shift+K", expect: clean, line: [t, text(t)] },
+        ];
+        const times = [];
+        for (const [index, edit] of edits.entries()) {
+          const label = `edit ${index + 1} (${edit.what})`;
+          if (edit.at) await goTo(page, ...edit.at);
+          if (edit.type) await page.keyboard.type(edit.type);
+          assert.notDeepEqual(
+            await squiggleState(page),
+            { error: [], warning: [], info: [], ...edit.expect },
+            `${label}: the squiggles were already as expected before its last keystroke`,
+          );
+          started = performance.now();
+          if (edit.paste) await page.keyboard.insertText(edit.paste);
+          else await page.keyboard.press(edit.last);
+          await waitForSquiggleState(page, edit.expect, { timeoutMs: 30000, what: `${label} in ${fn}` });
+          times.push(performance.now() - started);
+          assert.equal(await lineText(page, edit.line[0]), edit.line[1], `${label}: line ${edit.line[0]}`);
+        }
+
+        // Nothing was saved; the editor goes back to the file on disk.
+        await runCommand(page, "File: Revert File");
+        await page.locator(".tabs-container .tab.active.dirty").waitFor({ state: "detached", timeout: 15000 });
+        await waitForSquiggleState(page, clean, { timeoutMs: 30000, what: "the squiggles after reverting" });
+        assert.equal(fs.readFileSync(file, "utf8"), source);
+
+        const round = (ms) => Math.round(ms);
+        const editMedian = median(times);
+        const editP95 = percentile(times, 95);
+        console.log(
+          [
+            `typing session on ${name} (${lines.length - 1} lines), ${times.length} edits in ${fn}():`,
+            `  cold: open -> squiggles                 ${round(coldMs)} ms`,
+            `  edit -> diagnostics (last keystroke):   median ${round(editMedian)} ms, p95 ${round(editP95)} ms` +
+              ` (min ${round(Math.min(...times))}, max ${round(Math.max(...times))})`,
+            `  ratio to cold:                          median ${(editMedian / coldMs).toFixed(2)}, p95 ${(editP95 / coldMs).toFixed(2)}`,
+            `  server debounce (gradguard.debounce):   ${debounceSetting(session)}`,
+            `  each edit (ms): ${times.map(round).join(", ")}`,
+          ].join("\n"),
+        );
+      });
+    } finally {
+      // Leave the workspace as it was: no editor on the script (reverted first if a failure left it
+      // changed), and no script.
+      for (const title of ["File: Revert File", "View: Close All Editors"]) {
+        await runCommand(page, title).catch(() => page.keyboard.press("Escape"));
+      }
+      fs.rmSync(file, { force: true });
+    }
+  });
+
 });
 
 // `make screenshot` needs only the first suite's squiggle, hover and graph view.

@@ -140,3 +140,53 @@ export async function runCommand(page, title) {
 export async function problems(page) {
   return page.locator(".markers-panel .monaco-list-row").allInnerTexts();
 }
+
+/**
+ * In the page: the lines carrying a squiggle, by kind, in the editor(s) under `root`, as JSON
+ * (`{"error":[..],"warning":[..],"info":[..]}`). Only the lines the editor draws (those in view).
+ */
+function squiggleStateInPage(root) {
+  const state = { error: new Set(), warning: new Set(), info: new Set() };
+  for (const editor of document.querySelectorAll(root)) {
+    const tops = new Map();
+    for (const line of editor.querySelectorAll(".margin-view-overlays > div")) {
+      const number = line.querySelector(".line-numbers")?.textContent?.trim();
+      if (number) tops.set(line.style.top, Number(number));
+    }
+    for (const kind of Object.keys(state)) {
+      for (const squiggle of editor.querySelectorAll(`.view-overlays .squiggly-${kind}`)) {
+        const top = squiggle.parentElement?.style.top;
+        if (tops.has(top)) state[kind].add(tops.get(top));
+      }
+    }
+  }
+  return JSON.stringify(Object.fromEntries(Object.entries(state).map(([kind, lines]) => [kind, [...lines].sort((a, b) => a - b)])));
+}
+
+function squiggleStateJson(expected) {
+  const sorted = (lines) => [...(lines ?? [])].sort((a, b) => a - b);
+  return JSON.stringify({ error: sorted(expected.error), warning: sorted(expected.warning), info: sorted(expected.info) });
+}
+
+/** The lines in view carrying an error, warning or info squiggle: `{ error, warning, info }`. */
+export async function squiggleState(page, root = EDITOR) {
+  return JSON.parse(await page.evaluate(squiggleStateInPage, root));
+}
+
+/**
+ * Waits until the squiggles in view are exactly `expected` (`{ error, warning, info }`, missing kinds
+ * empty), checking every 10 ms in the page so that the time it returns at is close to the change's.
+ * Throws after timeoutMs, naming `what` and the squiggles there are.
+ */
+export async function waitForSquiggleState(page, expected, { root = EDITOR, timeoutMs = 30000, what = "the squiggles" } = {}) {
+  const want = squiggleStateJson(expected);
+  try {
+    await page.waitForFunction(`(${squiggleStateInPage})(${JSON.stringify(root)}) === ${JSON.stringify(want)}`, undefined, {
+      polling: 10,
+      timeout: timeoutMs,
+    });
+  } catch (err) {
+    const now = await page.evaluate(squiggleStateInPage, root).catch(() => "unknown");
+    throw new Error(`${what}: squiggles ${want} did not appear within ${timeoutMs} ms; they are ${now} (${err.message.split("\n")[0]})`);
+  }
+}
