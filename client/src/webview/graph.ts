@@ -31,6 +31,15 @@ const header = byId("header");
 const caption = byId("caption");
 const message = byId("message");
 const canvas = byId("graph");
+// Graphviz wraps tooltips in SVG `<a>` elements. The webview host follows clicks on links by
+// posting the link's `href`, which for SVG is an object that cannot be posted (a page error on each
+// click): clicks inside the drawing stop here, after the nodes' own handlers ran.
+canvas.addEventListener("click", (event) => {
+  if (event.target instanceof Element && event.target.closest("a")) {
+    event.preventDefault();
+    event.stopPropagation();
+  }
+});
 
 /** The graph of the current text, and fix previews for it (cleared with each new graph). */
 let current: { graph: GraphResult; location: string } | undefined;
