@@ -1212,3 +1212,40 @@ def test_a_default_dict_of_numbers_sums_the_losses_per_key() -> None:
                 sums[k] += v
         """
     assert _codes_at(source) == [("GG301", 16)]
+
+
+_AMP_LOOP = """\
+    import torch
+    import torch.nn as nn
+
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    for step in range(3):
+        opt.zero_grad()
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            out = model(torch.randn(8, 4))
+        loss_a = out[:, 0].float().pow(2).mean()
+        loss_b = out[:, 1].float().abs().mean()
+        scaler.scale(loss_a + loss_b).backward()
+        scaler.step(opt)
+        scaler.update()
+    """
+
+
+def test_a_mixed_precision_loop_done_right_is_clean() -> None:
+    assert _codes_at(_AMP_LOOP) == []
+
+
+def test_a_grad_scaler_s_scaled_losses_keep_their_graphs() -> None:
+    # Each scaled loss backpropagated on its own: the second pass meets the shared model's freed graph.
+    twice = _AMP_LOOP.replace(
+        "scaler.scale(loss_a + loss_b).backward()",
+        "scaler.scale(loss_a).backward()\n        scaler.scale(loss_b).backward()",
+    )
+    assert _codes_at(twice) == [("GG102", 14)]
+
+
+def test_a_grad_scaler_s_step_is_the_optimizer_s_step() -> None:
+    # Without a clear, each `scaler.step(opt)` applies the gradients of every earlier iteration too.
+    assert _codes_at(_AMP_LOOP.replace("        opt.zero_grad()\n", "")) == [("GG201", 12)]

@@ -49,6 +49,8 @@ _OBJECT_TYS = (Ty.MODULE, Ty.OTHER)
 # Objects made from keywords alone, each an attribute (`opt = SimpleNamespace(lr=0.1)`).
 _NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 _DISTRIBUTION = "torch.distributions"  # the qual of a torch.distributions object
+GRAD_SCALER = api.GRAD_SCALER
+_GRAD_SCALERS = frozenset({GRAD_SCALER, "torch.cuda.amp.GradScaler", "torch.cpu.amp.GradScaler"})
 _OVERRIDES = ("backward", "step")  # a user module's own methods of these names win over torch's
 _BUILTIN_NAMES = frozenset(vars(builtins))
 # What cut the graph of a value computed with recording off; GG106 says "{cause} on line N cut it off".
@@ -1167,6 +1169,8 @@ class Evaluator:
         mod = ".".join(parts[:-1])
         if qual in ("torch.autograd.grad", "torch.autograd.backward"):
             return self.autograd_call(name, node, args, kwargs)
+        if qual in _GRAD_SCALERS:
+            return Val(Grad.NONE, Ty.OTHER, qual=GRAD_SCALER)
         if mod in ("torch.nn", "torch.nn.modules") or (
             mod.startswith("torch.nn.modules.") and name[:1].isupper()
         ):
@@ -1717,6 +1721,8 @@ class Evaluator:
             return Val(Grad.NONE, ty, obj=object(), cause=(NO_GRAD_CAUSE, node))
         if recv.ty is Ty.OTHER and recv.qual == "argparse.ArgumentParser":
             return self.parser_method(recv, name, node)
+        if recv.ty is Ty.OTHER and recv.qual == GRAD_SCALER:
+            return self.scaler_method(name, node, args)
         if recv.ty is Ty.MODULE and recv.module is not None:
             return self.module_method(recv, name, node, args, kwargs)
         if recv.ty is Ty.OPTIMIZER:
@@ -2482,8 +2488,24 @@ class Evaluator:
                 return False
         return False
 
-    def optimizer_method(self, recv: Val, name: str, node: ast.Call) -> Val:
+    def scaler_method(self, name: str, node: ast.Call, args: list[Val]) -> Val:
+        """A `GradScaler` (mixed precision): `scale(loss)` multiplies the loss by the scale, a node
+        on its graph that saves the scale; `step(optimizer)` is that optimizer's step (skipped only
+        for non-finite gradients); the others change no graph."""
+        if name == "scale" and len(args) == 1 and not node.keywords and args[0].is_tensor:
+            return self.op_result(node, (args[0],), saves=True, shape=args[0].shape)
+        if name == "step" and args and args[0].ty is Ty.OPTIMIZER and node.args:
+            return self.optimizer_method(args[0], "step", node, target=node.args[0])
+        if name in ("step", "scale"):
+            self.escape(args, {})
+            return UNKNOWN
+        return OTHER
+
+    def optimizer_method(self, recv: Val, name: str, node: ast.Call, target: ast.expr | None = None) -> Val:
+        """``target``: the optimizer's expression when the call is another object's on its behalf
+        (`scaler.step(optimizer)`, whose argument is the optimizer, not a closure)."""
         info = recv.info
+        given = (node.args[1:] if target is not None else node.args) or node.keywords
         if name == "zero_grad" and isinstance(info, OptimizerInfo):
             pending = self.pending_discards.get(id(info))
             if pending is not None and not self.running(pending[1]):
@@ -2495,7 +2517,7 @@ class Evaluator:
                     if self.leaf_grad_key(obj) in self.st.env:
                         self.set_leaf_grads(obj, frozenset())
             return NONE_VAL
-        if name == "step" and isinstance(info, OptimizerInfo) and (node.args or node.keywords):
+        if name == "step" and isinstance(info, OptimizerInfo) and given:
             self.set_grads(info, None)  # a closure runs its own backward passes
         if name == "step" and isinstance(info, OptimizerInfo):
             pending = self.pending_discards.pop(id(info), None)
@@ -2545,7 +2567,7 @@ class Evaluator:
                 if not (site.saved & info.objs):
                     continue
                 retained = self.st.retained.get(site)
-                optimizer = node.func.value if isinstance(node.func, ast.Attribute) else node.func
+                optimizer = target or (node.func.value if isinstance(node.func, ast.Attribute) else node.func)
                 self.st.dirty[site] = Dirt(
                     stmt, "step", optimizer, retained_by=retained, certain=bool(site.saved & changed)
                 )

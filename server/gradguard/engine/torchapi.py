@@ -37,6 +37,10 @@ def _load_table() -> dict[str, dict[str, object]]:
     return ops
 
 
+# The qual of a mixed-precision loss scaler (`torch.amp.GradScaler`, also the cuda/cpu spellings):
+# `scaler.scale(loss)` is a node on the loss's graph, `scaler.step(optimizer)` that optimizer's step.
+GRAD_SCALER = "torch.amp.GradScaler"
+
 _TABLE = _load_table()
 # Out-of-place ops (methods and functions) and in-place ops (``x.relu_()``, ``F.elu(x, inplace=True)``).
 _OPS = {name: row for name, row in _TABLE.items() if row["kind"] != "inplace"}

@@ -78,6 +78,21 @@ _CLEARS = re.compile(r"zero_grad|\.grad\s*=[^=]|\.grad\.(?:data\.)?(?:zero_|fill
 _CLEARS_BY_HAND = re.compile(r"\.grad\s*=[^=]|\.grad\.(?:data\.)?(?:zero_|fill_)\(")
 
 
+def _stepped(call: ast.Call, env: dict[str, Val], ev: Evaluator) -> ast.expr | None:
+    """The optimizer a `.step(...)` call steps: `optimizer.step()`, or `scaler.step(optimizer)` of a
+    mixed-precision `GradScaler` (None: not an optimizer's step)."""
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "step"):
+        return None
+    recv = _resolve(call.func.value, env, ev)
+    if recv is not None and recv.ty is Ty.OPTIMIZER:
+        return call.func.value
+    if recv is not None and recv.qual == api.GRAD_SCALER and call.args:
+        given = _resolve(call.args[0], env, ev)
+        if given is not None and given.ty is Ty.OPTIMIZER:
+            return call.args[0]
+    return None
+
+
 def _clears_grads(
     rep: Reporter,
     loop: ast.AST,
@@ -93,7 +108,8 @@ def _clears_grads(
         return False
     if rep.mentions(loop, _CLEARS_BY_HAND):
         return True
-    opt = _resolve(step.func.value, env, ev) if isinstance(step.func, ast.Attribute) else None
+    target = _stepped(step, env, ev)
+    opt = _resolve(target, env, ev) if target is not None else None
     if opt is None or not isinstance(opt.info, OptimizerInfo) or not opt.info.objs:
         return True  # which parameters it steps is not known
     stepped = opt.info.objs
@@ -120,13 +136,7 @@ def check_zero_grad(
 ) -> None:
     calls = _calls(loop)
     backwards = [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "backward"]
-    steps = [
-        c
-        for c in calls
-        if isinstance(c.func, ast.Attribute)
-        and c.func.attr == "step"
-        and (_resolve(c.func.value, env, ev) or Val()).ty is Ty.OPTIMIZER
-    ]
+    steps = [c for c in calls if _stepped(c, env, ev) is not None]
     if not backwards:
         return
     _misplaced(rep, loop, env, ev)
@@ -138,7 +148,8 @@ def check_zero_grad(
     if _may_clear_grads(loop, env, ev):
         return
     step = steps[0]
-    opt = step.func.value  # type: ignore[attr-defined]
+    opt = _stepped(step, env, ev)
+    assert opt is not None  # a step of the list above
     opt_name = rep.text(opt)
     # The backward whose gradients this step applies: the last one before it (the first if none).
     before = [b for b in backwards if (b.lineno, b.col_offset) < (step.lineno, step.col_offset)]
