@@ -25,6 +25,10 @@ filling D's `.grad` is cleared on purpose), the clear is not under a condition,
 and the step's condition counts iterations (a step skipped for a bad batch may
 well have its gradients cleared).
 
+With mixed precision, `scaler.step(optimizer)` of a `torch.amp.GradScaler` is
+that optimizer's step (it only skips steps whose gradients are not finite), and
+`scaler.scale(loss).backward()` fills the same `.grad`.
+
 The same holds for a tensor the code makes itself and reads `.grad` of in a loop
 (an adversarial perturbation, an input being optimised by hand): a `backward()`
 that adds onto what an earlier iteration left and read there, with nothing
