@@ -80,44 +80,14 @@ def _where(span: Span | None) -> dict[str, int] | None:
 
 
 def as_json(answer: GraphAnswer, path: str) -> dict[str, Any]:
+    from .engine.graph import graph_fields
+
     graph, finding = answer.graph, answer.finding
     return {
         "filename": path,
         "backward": {"label": graph.backward_label, "location": _where(graph.backward_span)},
-        "lanes": [{"id": lane.id, "label": lane.label} for lane in graph.lanes],
-        "nodes": [
-            {
-                "id": n.id,
-                "label": n.label,
-                "name": n.name,
-                "kind": n.kind,
-                "lane": n.lane,
-                "saves": n.saves,
-                "freedBy": n.freed_by,
-                "location": _where(n.span),
-                "detail": n.detail,
-            }
-            for n in graph.nodes
-        ],
-        "edges": [{"from": e.src, "to": e.dst, "reach": e.reach} for e in graph.edges],
-        "passes": [
-            {
-                "id": p.id,
-                "label": p.label,
-                "lane": p.lane,
-                "root": p.root,
-                "frees": list(p.frees),
-                "raises": p.raises,
-                "reaches": p.reaches,
-                "changed": p.changed,
-                "changedBy": p.changed_by,
-                "retains": p.retains,
-                "own": p.own,
-            }
-            for p in graph.passes
-        ],
+        **graph_fields(graph, lambda span: {"location": _where(span)}),
         "finding": None if finding is None else {"code": finding.code, "message": finding.message},
-        "truncated": graph.truncated,
     }
 
 

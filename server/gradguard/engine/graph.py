@@ -9,8 +9,8 @@ turns them into editor ranges.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from ..findings import Span
 from ..record import record, replace
@@ -76,6 +76,50 @@ class AutogradGraph:
     passes: tuple[GraphPass, ...]
     reach: tuple[str, str] | None  # the edge through which a later pass meets freed buffers
     truncated: bool
+
+
+def graph_fields(
+    graph: AutogradGraph,
+    place: Callable[[Span | None], dict[str, Any]],
+    describe: Callable[[str], str] = lambda text: text,
+) -> dict[str, Any]:
+    """The graph as JSON fields (docs/graph-view.md), positions as ``place`` writes them (editor
+    ranges for the language server, rows and columns for the CLI), texts through ``describe``."""
+    return {
+        "lanes": [{"id": lane.id, "label": describe(lane.label)} for lane in graph.lanes],
+        "nodes": [
+            {
+                "id": n.id,
+                "label": n.label,
+                "name": n.name,
+                "kind": n.kind,
+                "lane": n.lane,
+                "saves": n.saves,
+                "freedBy": n.freed_by,
+                **place(n.span),
+                "detail": n.detail,
+            }
+            for n in graph.nodes
+        ],
+        "edges": [{"from": e.src, "to": e.dst, "reach": e.reach} for e in graph.edges],
+        "passes": [
+            {
+                "id": p.id,
+                "label": describe(p.label),
+                "lane": p.lane,
+                "root": p.root,
+                "frees": list(p.frees),
+                "raises": p.raises,
+                "reaches": p.reaches,
+                "changed": p.changed,
+                "changedBy": p.changed_by,
+                "retains": p.retains,
+                "own": p.own,
+            }
+            for p in graph.passes
+        ],
+        "truncated": graph.truncated,
+    }
 
 
 def backward_lines(rep: Reporter) -> list[int]:

@@ -13,6 +13,7 @@ from typing import Any
 from lsprotocol import types
 
 from ..api import GraphAnswer, autograd_graph, fix_id
+from ..engine.graph import graph_fields
 from ..engine.modules import Loader
 from ..findings import Span
 from ..settings import Settings
@@ -67,50 +68,22 @@ def _range(range_: types.Range) -> dict[str, Any]:
 def _to_json(answer: GraphAnswer, snap: Snapshot) -> dict[str, Any]:
     graph = answer.graph
     finding = answer.finding
-    describe = snap.locator.describe
     backward = {"label": graph.backward_label, **_place(snap, graph.backward_span)}
     uri = backward["uri"] or snap.key
+
+    def describe(text: str) -> str:
+        return snap.locator.describe(text, uri)  # "line 7 of cell 2" in a notebook
+
     return {
         "version": snap.token,
         "backward": backward,
-        "lanes": [{"id": lane.id, "label": describe(lane.label, uri)} for lane in graph.lanes],
-        "nodes": [
-            {
-                "id": n.id,
-                "label": n.label,
-                "name": n.name,
-                "kind": n.kind,
-                "lane": n.lane,
-                "saves": n.saves,
-                "freedBy": n.freed_by,
-                **_place(snap, n.span),
-                "detail": n.detail,
-            }
-            for n in graph.nodes
-        ],
-        "edges": [{"from": e.src, "to": e.dst, "reach": e.reach} for e in graph.edges],
-        "passes": [
-            {
-                "id": p.id,
-                "label": describe(p.label, uri),
-                "lane": p.lane,
-                "root": p.root,
-                "frees": list(p.frees),
-                "raises": p.raises,
-                "reaches": p.reaches,
-                "changed": p.changed,
-                "changedBy": p.changed_by,
-                "retains": p.retains,
-                "own": p.own,
-            }
-            for p in graph.passes
-        ],
+        **graph_fields(graph, lambda span: _place(snap, span), describe),
         "finding": (
             None
             if finding is None
             else {
                 "code": finding.code,
-                "message": describe(finding.message, uri),
+                "message": describe(finding.message),
                 "reach": None if graph.reach is None else {"from": graph.reach[0], "to": graph.reach[1]},
             }
         ),
@@ -125,7 +98,6 @@ def _to_json(answer: GraphAnswer, snap: Snapshot) -> dict[str, Any]:
         "appliedFix": (
             None if answer.applied is None else {"id": answer.applied_id, "title": answer.applied.title}
         ),
-        "truncated": graph.truncated,
     }
 
 
