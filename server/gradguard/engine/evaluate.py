@@ -1203,22 +1203,10 @@ class Evaluator:
                 # (those that may hand back their input unchanged aside).
                 ty = Ty.TENSOR if name not in _MULTI_OUTPUT else Ty.UNKNOWN
                 return Val(Grad.NONE, ty, obj=object(), cause=(NO_GRAD_CAUSE, node))
-            spread = (
-                self.spread.get(node.args[0])
-                if len(node.args) == 1 and isinstance(node.args[0], ast.Starred)
-                else None
-            )
-            if (
-                spread is not None
-                and spread.ty in (Ty.TUPLE, Ty.LIST)
-                and spread.elts
-                and all(e.is_tensor for e in spread.elts)
-            ):
+            operands = self.expand_stars(node, args)
+            if operands and all(e.is_tensor for e in operands):
                 # `torch.min(*self.qf(obs, act))`: the spread tuple's tensors are the operands.
-                spread_elts = spread.elts
-                return self.tensor_op(
-                    name, node, spread_elts[0], list(spread_elts[1:]), kwargs, (), first_arg=None
-                )
+                return self.tensor_op(name, node, operands[0], operands[1:], kwargs, (), first_arg=None)
             if (
                 args
                 and (
