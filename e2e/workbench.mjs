@@ -100,23 +100,23 @@ export async function hoverSquiggle(page, line, text, { root = EDITOR, attempts 
   throw new Error("unreachable");
 }
 
+// Runs in the page: the text of a line as the editor shows it (spaces normalised).
+function lineTextInPage({ line, root }) {
+  const editor = document.querySelector(root);
+  if (!editor) return undefined;
+  let top;
+  for (const row of editor.querySelectorAll(".margin-view-overlays > div")) {
+    if (row.querySelector(".line-numbers")?.textContent?.trim() === String(line)) top = row.style.top;
+  }
+  for (const view of editor.querySelectorAll(".view-lines > .view-line")) {
+    if (view.style.top === top) return view.textContent.replace(/\u00a0/g, " ");
+  }
+  return undefined;
+}
+
 /** The text of line `line` as the editor shows it (spaces normalised). */
 export async function lineText(page, line, root = EDITOR) {
-  return page.evaluate(
-    ({ line, root }) => {
-      const editor = document.querySelector(root);
-      if (!editor) return undefined;
-      let top;
-      for (const row of editor.querySelectorAll(".margin-view-overlays > div")) {
-        if (row.querySelector(".line-numbers")?.textContent?.trim() === String(line)) top = row.style.top;
-      }
-      for (const view of editor.querySelectorAll(".view-lines > .view-line")) {
-        if (view.style.top === top) return view.textContent.replace(/\u00a0/g, " ");
-      }
-      return undefined;
-    },
-    { line, root },
-  );
+  return page.evaluate(lineTextInPage, { line, root });
 }
 
 /** Runs a command from the Command Palette by its title. */
@@ -178,6 +178,30 @@ export async function squiggleState(page, root = EDITOR) {
  * empty), checking every 10 ms in the page so that the time it returns at is close to the change's.
  * Throws after timeoutMs, naming `what` and the squiggles there are.
  */
+/**
+ * Waits until line `line` reads `text` and the squiggles in view are `expected`, and both still hold
+ * `stableMs` later (while the editor re-renders after an edit, its decorations can pass through a
+ * state for a moment). Returns `performance.now()` of the first moment they held.
+ */
+export async function waitForEdit(page, expected, line, text, { root = EDITOR, timeoutMs = 30000, stableMs = 300, what = "the edit" } = {}) {
+  const want = JSON.stringify(squiggleStateJson(expected));
+  const both = `(${squiggleStateInPage})(${JSON.stringify(root)}) === ${want} && (${lineTextInPage})(${JSON.stringify({ line, root })}) === ${JSON.stringify(text)}`;
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const left = deadline - performance.now();
+    try {
+      await page.waitForFunction(both, undefined, { polling: 10, timeout: Math.max(1, left) });
+    } catch (err) {
+      const now = await page.evaluate(squiggleStateInPage, root).catch(() => "unknown");
+      const shown = await lineText(page, line, root).catch(() => "unknown");
+      throw new Error(`${what}: line ${line} ${JSON.stringify(text)} with squiggles ${want} did not appear within ${timeoutMs} ms; line ${line} reads ${JSON.stringify(shown)} and the squiggles are ${now} (${err.message.split("\n")[0]})`);
+    }
+    const at = performance.now();
+    await page.waitForTimeout(stableMs);
+    if (await page.evaluate(both)) return at;
+  }
+}
+
 export async function waitForSquiggleState(page, expected, { root = EDITOR, timeoutMs = 30000, what = "the squiggles" } = {}) {
   const want = squiggleStateJson(expected);
   try {
