@@ -249,28 +249,24 @@ class _Builder:
             self.lane(site.ipath)
         for run in self.all_runs:
             self.lane(run.ipath)
+        # A site made inside a module call's forward is drawn as that call (its outermost one).
+        outermost: dict[Site, Site] = {}
         for site in ordered:
-            outer = next(
-                (m for m in markers if m is not site and m.inner_from <= site.seq < m.seq),  # type: ignore[operator]
-                None,
-            )
-            if outer is not None:
+            around = [m for m in markers if m is not site and m.inner_from <= site.seq < m.seq]  # type: ignore[operator]
+            if around:
+                outermost[site] = min(around, key=lambda m: m.inner_from or 0)
+        for site in ordered:
+            if site in outermost:
                 continue  # drawn as its module call
             if getattr(site.node, "lineno", LINE_BLOCK) >= LINE_BLOCK:
                 self.foreign(site)
                 continue
             self.add_site(site)
-        # The insides of module calls map to the call's node (outermost marker first).
-        for site in ordered:
-            if site in self.node_of:
-                continue
-            outer_m = [m for m in markers if m is not site and m.inner_from <= site.seq < m.seq]  # type: ignore[operator]
-            if outer_m:
-                m = min(outer_m, key=lambda x: x.inner_from or 0)
-                if m in self.node_of:
-                    self.node_of[site] = self.node_of[m]
-                    if site.saves:
-                        self.nodes[self.node_of[m]]["saves"] = True
+        for site, marker in outermost.items():
+            if marker in self.node_of:
+                self.node_of[site] = self.node_of[marker]
+                if site.saves:
+                    self.nodes[self.node_of[marker]]["saves"] = True
         edges = self.edges(ordered)
         passes, reach = self.passes(ordered, edges)
         freed_by: dict[str, str] = {}
