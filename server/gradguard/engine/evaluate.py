@@ -3162,17 +3162,14 @@ class Evaluator:
             self.rep.exempt_taints(val.taints, backward=True)
         if val.grad is Grad.NONE:
             if val.ty in (Ty.TENSOR, Ty.NUMBER) and st.mode is not GradMode.MAYBE:
-                penalty = next((t for t in val.taints if t.kind == "grad-no-graph"), None)
-                cut_by_grad = penalty is not None and val.cause is not None and val.cause[1] is penalty.node
-                self.rep.publish(
-                    obs.NoGraphBackward(run, penalty if cut_by_grad else None, number=val.ty is Ty.NUMBER)
-                )
+                cause = val.cause[1] if val.cause is not None else None
+                penalty = next((t for t in _penalties(val) if t.node is cause), None)
+                self.rep.publish(obs.NoGraphBackward(run, penalty, number=val.ty is Ty.NUMBER))
             return
         if val.grad is not Grad.GRAPH:
             if val.grad is Grad.UNKNOWN and val.ty is Ty.TENSOR and st.mode is GradMode.ON:
                 # Whatever the rest of the loss is, a constant gradient added to it trains nothing.
-                penalty = next((t for t in val.taints if t.kind == "grad-no-graph"), None)
-                if penalty is not None:
+                for penalty in _penalties(val):
                     self.rep.publish(obs.PenaltyBackward(run, penalty))
             if val.grad is Grad.UNKNOWN and target is not None and st.mode is not GradMode.OFF:
                 # Past a backward that did not raise, the value certainly requires grad.
@@ -3222,9 +3219,8 @@ class Evaluator:
                 if site.saves and site in st.vfreed:
                     self.rep.reuse(run, site, st.vfreed[site], self.loops, virtual=True)
                     break
-        for taint in val.taints:
-            if taint.kind == "grad-no-graph":
-                self.rep.publish(obs.PenaltyBackward(run, taint))
+        for taint in _penalties(val):
+            self.rep.publish(obs.PenaltyBackward(run, taint))
         if kind == "backward":
             self.grads_added(val)
         # Free what this pass traversed.
@@ -4038,4 +4034,12 @@ def _on_path(site: Site, leaves: frozenset[object], memo: dict[int, bool]) -> bo
         if found:
             break
     memo[key] = found
+    return found
+
+def _penalties(val: Val) -> list[Taint]:
+    """The constant gradients (`autograd.grad` without `create_graph`) in a value, in code order (a
+    set's order would change the finding from one run to the next)."""
+    found = [t for t in val.taints if t.kind == "grad-no-graph"]
+    if len(found) > 1:
+        found.sort(key=lambda t: (getattr(t.node, "lineno", 0), getattr(t.node, "col_offset", 0)))
     return found
