@@ -7,6 +7,8 @@ Each input is decoded as UTF-8 (bad bytes replaced) and run through
   ``api.autograd_graph`` with each fix of the finding told there;
 * ``gradguard.fixes.compute`` on every fix of every finding (the result must parse, or be None);
 * ``gradguard.api.fix_source`` (the result must parse whenever the input did);
+* incremental analysis (``engine.inspect`` with the input's memo) of the fixed text and of the text
+  without its middle line: the findings must be a whole analysis's;
 * ``gradguard.api.check_notebook`` / ``fix_notebook`` on the raw text (only ``NotebookError`` may
   come out) and on a notebook whose code cells are the input split at blank lines.
 
@@ -66,6 +68,17 @@ def exercise(data: bytes) -> None:
     new_text, _ = api.fix_source(text, "fuzz.py")
     if parses(text) and not parses(new_text):
         raise Invariant("fix_source broke code that parsed")
+    # Incremental analysis: the fixed text, and the text without its middle line, analysed from the
+    # input's memo find what a whole analysis finds.
+    memo = analysis.memo
+    lines = text.split("\n")
+    for edited in (new_text, "\n".join(lines[: len(lines) // 2] + lines[len(lines) // 2 + 1 :])):
+        if memo is None:
+            break
+        again = engine.inspect(edited, "fuzz.py", memo=memo)
+        if again.findings != engine.inspect(edited, "fuzz.py").findings:
+            raise Invariant("an edit analysed incrementally finds other findings than a whole analysis")
+        memo = again.memo
     for notebook_text in (text, _as_notebook(text)):
         try:
             api.check_notebook(notebook_text, "fuzz.ipynb")

@@ -17,6 +17,7 @@ from .settings import Settings
 
 if TYPE_CHECKING:
     from .engine.graph import AutogradGraph
+    from .engine.incremental import Memo
 
 MAX_FIX_ROUNDS = 10
 
@@ -61,14 +62,19 @@ def _filtered(findings: list[Finding], source: str, filename: str, settings: Set
 
 
 def inspect_source(
-    source: str, filename: str = "<string>", settings: Settings | None = None, loader: Loader | None = None
+    source: str,
+    filename: str = "<string>",
+    settings: Settings | None = None,
+    loader: Loader | None = None,
+    memo: Memo | None = None,
 ) -> engine.Analysis:
     """``check_source``'s findings plus what each backward call frees, from one analysis (the language
-    server's hovers need both; running the engine twice would double the latency)."""
+    server's hovers need both; running the engine twice would double the latency). ``memo``: the
+    last analysis's of the same document (``Analysis.memo``), to analyse only what an edit changed."""
     settings = settings if settings is not None else Settings()
     source = _without_bom(source)
     try:
-        analysis = engine.inspect(source, filename, loader)
+        analysis = engine.inspect(source, filename, loader, memo)
     except (SyntaxError, RecursionError, ValueError):
         return engine.Analysis([])
     return analysis.with_findings(_filtered(analysis.findings, source, filename, settings))
@@ -107,12 +113,14 @@ def autograd_graph(
     settings: Settings | None = None,
     loader: Loader | None = None,
     fix: str | None = None,
+    memo: Memo | None = None,
 ) -> GraphAnswer | None:
     """The abstract graph of the backward call on ``line`` (else the nearest one the analysis ran);
     with ``fix`` (an id from :func:`fix_id` of this answer's finding), the graph of the same call
-    after that fix is applied to the source. None when there is no such call or fix."""
+    after that fix is applied to the source. None when there is no such call or fix. ``memo``: an
+    earlier analysis's of the same document (see ``inspect_source``)."""
     source = _without_bom(source)
-    analysis = inspect_source(source, filename, settings, loader)
+    analysis = inspect_source(source, filename, settings, loader, memo)
     graph = analysis.graph(line)
     if graph is None:
         return None
@@ -136,7 +144,7 @@ def autograd_graph(
     for edit in computed.edits:
         if edit.span.end_line < graph.backward_span.line:
             moved += edit.new_text.count("\n") - (edit.span.end_line - edit.span.line)
-    after = inspect_source(fixed, filename, settings, loader)
+    after = inspect_source(fixed, filename, settings, loader, analysis.memo)
     graph_after = after.graph(moved)
     if graph_after is None:
         return None

@@ -64,3 +64,31 @@ def test_hover_sections_come_from_the_rule_docs() -> None:
     assert "first iteration's backward frees" in why
     effect, _ = _why_section("GG201")
     assert effect.startswith("`backward()` adds into `.grad`")
+
+
+def test_an_edit_is_analysed_from_the_last_analysis_with_the_same_findings() -> None:
+    """documents.analyse with the last result's memo (what the server passes on each edit) replays
+    what the edit cannot change, and publishes what a fresh analysis finds."""
+    import sys
+    from pathlib import Path
+
+    from gradguard.lsp import documents
+    from gradguard.lsp.positions import TextLocator
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from gen_training_script import generate
+
+    def snap(text: str, version: int) -> documents.Snapshot:
+        return documents.Snapshot(
+            "file:///t.py", version, text, None, TextLocator("file:///t.py", text, UTF16)
+        )
+
+    source = generate(600)
+    first = documents.analyse(snap(source, 1), Settings(), EditorSettings(), False)
+    assert first.memo is not None and first.findings
+    line = next(text for text in source.split("\n") if text.startswith("        loss = "))
+    edited = source.replace(line, line + "  # edited", 1)
+    again = documents.analyse(snap(edited, 2), Settings(), EditorSettings(), True, None, first.memo)
+    fresh = documents.analyse(snap(edited, 2), Settings(), EditorSettings(), True)
+    assert again.memo is not None and again.memo.replayed == len(again.memo.units) - 1
+    assert again.findings == fresh.findings and again.backwards == fresh.backwards

@@ -12,6 +12,7 @@ from ..findings import Finding, Span
 
 if TYPE_CHECKING:
     from .graph import AutogradGraph
+    from .incremental import Memo, Replay
     from .modules import Loader
     from .report import BackwardInfo, Reporter
 
@@ -25,16 +26,22 @@ class Analysis:
     """Findings, and on demand what each backward call frees (only hovers need that)."""
 
     def __init__(
-        self, findings: list[Finding], reporter: Reporter | None = None, tree: ast.Module | None = None
+        self,
+        findings: list[Finding],
+        reporter: Reporter | None = None,
+        tree: ast.Module | None = None,
+        memo: Memo | None = None,
     ) -> None:
         self.findings = findings
         self._reporter = reporter
         self._tree = tree
         self._backwards: list[BackwardInfo] | None = None
+        # What the next analysis of the same document may reuse (pass it to ``inspect``).
+        self.memo = memo
 
     def with_findings(self, findings: list[Finding]) -> Analysis:
         """The same analysis with other findings (e.g. after suppressions), backward facts still lazy."""
-        other = Analysis(findings, self._reporter, self._tree)
+        other = Analysis(findings, self._reporter, self._tree, self.memo)
         other._backwards = self._backwards
         return other
 
@@ -61,11 +68,16 @@ def analyze(source: str, filename: str = "<string>", loader: Loader | None = Non
     return inspect(source, filename, loader).findings
 
 
-def inspect(source: str, filename: str = "<string>", loader: Loader | None = None) -> Analysis:
+def inspect(
+    source: str, filename: str = "<string>", loader: Loader | None = None, memo: Memo | None = None
+) -> Analysis:
     """Findings plus what each backward call frees (the language server's hovers use both).
 
     With a ``loader``, imports of the user's own modules are followed: code the file runs from them
-    is analysed with the file's real arguments, and what is found there is shown in this file."""
+    is analysed with the file's real arguments, and what is found there is shown in this file.
+    With ``memo`` (the last analysis's of the same document), only the top-level statements the
+    edit touched are parsed again, and only what they can change is analysed again: the findings
+    are those of a whole analysis (see engine.incremental)."""
     # A file that never mentions torch builds no graph of its own; with its project's modules it
     # may still run theirs (`from trainer import fit`), so one that imports is read.
     if "torch" not in source and (loader is None or "import" not in source):
@@ -75,11 +87,22 @@ def inspect(source: str, filename: str = "<string>", loader: Loader | None = Non
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
+        planned = None
+        if memo is not None:
+            from .incremental import replay
+
+            planned = replay(memo, source, loader)
+        if planned is not None:
+            tree, plan = planned
+            analysis = analyze_tree(tree, source, loader, filename, plan)
+            if analysis.memo is not None:
+                return analysis
+            # Another module of the project ran: replayed units did not see it; analyse it whole.
         try:
             tree = ast.parse(source, filename=filename)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             return Analysis(unparsable(source, exc))
-        return analyze_tree(tree, source, loader, filename)
+        return analyze_tree(tree, source, loader, filename, None, memo)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -124,8 +147,14 @@ def unparsable(source: str, exc: BaseException, cell: bool = False) -> list[Find
 
 
 def analyze_tree(
-    tree: ast.Module, source: str, loader: Loader | None = None, filename: str = "<string>"
+    tree: ast.Module,
+    source: str,
+    loader: Loader | None = None,
+    filename: str = "<string>",
+    plan: Replay | None = None,
+    last: Memo | None = None,
 ) -> Analysis:
+    from .incremental import remember
     from .interp import Interpreter
     from .report import Reporter
 
@@ -134,7 +163,8 @@ def analyze_tree(
     try:
         sys.setrecursionlimit(max(limit, 4000))
         reporter.annotate_later(tree.body)
-        Interpreter(tree, reporter, loader, filename).run()
+        interp = Interpreter(tree, reporter, loader, filename)
+        interp.run(plan)
     except RecursionError:
         return Analysis(reporter.results())
     except Exception:  # an engine bug must not take the editor down; it is logged, not shown
@@ -142,4 +172,10 @@ def analyze_tree(
         return Analysis([])
     finally:
         sys.setrecursionlimit(limit)
-    return Analysis(reporter.results(), reporter, tree)
+    memo = None
+    if not reporter.modules:  # a unit that ran another module's code is not replayed (see above)
+        last = plan.memo if plan is not None else last
+        memo = remember(
+            source, tree, interp.units, interp.facts, interp.calls, loader, last, interp.replayed, interp.idle
+        )
+    return Analysis(reporter.results(), reporter, tree, memo)

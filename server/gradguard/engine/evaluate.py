@@ -135,6 +135,10 @@ class Evaluator:
         self.closures: dict[ast.AST, tuple[ast.FunctionDef | ast.AsyncFunctionDef, dict[str, Val]]] = {}
         self.callers: list[State] = []  # the states of the calls being inlined, outermost first
         self.optimizers: list[OptimizerInfo] = []
+        # The module's names read while one unit runs, and while module code runs, what the
+        # functions it calls read and run (see engine.incremental).
+        self.global_reads: set[str] | None = None
+        self.module_calls: dict[int, tuple[set[int], set[str]]] | None = None
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -181,6 +185,10 @@ class Evaluator:
                     builtin = name in _BUILTIN_NAMES
                     return Val(Grad.NONE, Ty.QUAL, qual="builtins." + name) if builtin else UNKNOWN
             else:
+                if self.global_reads is not None and self.frames:
+                    self.global_reads.add(name)
+                elif self.module_calls is not None and self.frames and self.stmt_stack:
+                    self.module_calls.setdefault(id(self.stmt_stack[0]), (set(), set()))[1].add(name)
                 if self.module_env is not None:
                     # Inside a function called from module code: the module's names as they are now.
                     val = self.module_env.get(name)
@@ -2903,6 +2911,8 @@ class Evaluator:
         if caller is None:
             return UNKNOWN
         self.inlines += 1
+        if self.module_calls is not None and self.stmt_stack:
+            self.module_calls.setdefault(id(self.stmt_stack[0]), (set(), set()))[0].add(func.lineno)
         st = caller.copy()
         params = func.args.posonlyargs + func.args.args
         # The callee sees the heap (attributes of known objects), not the caller's names.
@@ -4035,6 +4045,7 @@ def _on_path(site: Site, leaves: frozenset[object], memo: dict[int, bool]) -> bo
             break
     memo[key] = found
     return found
+
 
 def _penalties(val: Val) -> list[Taint]:
     """The constant gradients (`autograd.grad` without `create_graph`) in a value, in code order (a

@@ -39,6 +39,7 @@ from .evaluate import (
     contains,
     known_truth,
 )
+from .incremental import Calls, Replay, Unit
 from .modules import LINE_BLOCK, MAX_MODULES, NEVER_FOLLOWED, ForeignModule, LazyImport, Loader, Namespace
 from .report import Reporter, name_loads
 from .state import LoopFrame, State, join_states
@@ -105,6 +106,7 @@ MAX_UNROLL_DEPTH = 4
 _CLEAR_AFTER_BACKWARD = re.compile(r"\.backward\([\s\S]*zero_grad\([\s\S]*\.step\(")
 
 _CALLED = re.compile(r"(\w+)\(")  # the names a text calls
+_STEPS_TEXT = re.compile(r"\.step\s*\(")  # as Reporter.steps_around reads the whole text
 _GRAD_ON_METHODS = frozenset({"__init__", "forward", "__call__"})  # run with grad mode on in training
 _TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 # A loop that assembles layers: `layers.append(nn.Linear(...))`, `layers += [...]`, `add_module(`.
@@ -146,27 +148,118 @@ class Interpreter(Evaluator):
         self._all_functions: (
             tuple[int, list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo | None]]] | None
         ) = None
+        # What the next analysis of this document may reuse (see engine.incremental).
+        self.units: dict[int, Unit] = {}
+        self.idle: set[int] = set()  # top-level statements with no function to analyse on its own
+        self.replayed = 0
+        self.facts: tuple[Any, ...] = ()
+        self.calls: Calls = {}
 
     # -- entry point ---------------------------------------------------------------
 
-    def run(self) -> None:
+    def run(self, replay: Replay | None = None) -> None:
+        """Module code, then every function on its own, unit by unit (see engine.incremental);
+        with ``replay``, the units an edit cannot have changed are taken from the last analysis."""
         self.discover_classes(self.tree.body, self.filename)
         self.st = State()
         self.globals_env = self.st.env
-        self.block(self.tree.body)
+        self.calls = self.module_calls = {}
+        try:
+            self.block(self.tree.body)
+        finally:
+            self.module_calls = None
         final_globals = dict(self.st.env) if self.st is not None else dict(self.globals_env)
         self.globals_env = final_globals
-        # Every function on its own, parameters unknown (finds bugs inside training functions).
-        functions = list(self.all_functions())
-        for func, cls in functions:
-            if self.rep.relevant(func):
-                self.analyse_standalone(func, cls)
-        if _CLEAR_AFTER_BACKWARD.search(self.rep.source):
+        misplaced = _CLEAR_AFTER_BACKWARD.search(self.rep.source) is not None
+        if misplaced:
             check_misplaced(self.rep, self.tree, self)
-            for func, _ in functions:
-                if _CLEAR_AFTER_BACKWARD.search(self.rep.segment(func)):
-                    check_misplaced(self.rep, func, self)
+        self.facts = self.file_facts(misplaced)
+        if replay is not None and not replay.settle(self.facts, self.calls):
+            replay = None
+        # Every function on its own, parameters unknown (finds bugs inside training functions).
+        base = self.unit_base()
+        self.units = {}
+        for stmt in self.tree.body:
+            unit = replay.unit(stmt) if replay is not None else None
+            if unit is not None:
+                self.rep.merge(unit.facts)
+                self.units[id(stmt)] = unit
+                self.replayed += 1
+                continue
+            if replay is not None and replay.idle(stmt):
+                self.idle.add(id(stmt))
+                continue
+            funcs = [(f, c) for f, c in _function_defs([stmt], None, self.classes) if self.rep.relevant(f)]
+            checked = []
+            if misplaced:
+                checked = [
+                    f
+                    for f, _ in _function_defs([stmt], None, self.classes)
+                    if _CLEAR_AFTER_BACKWARD.search(self.rep.segment(f))
+                ]
+            if funcs or checked:
+                self.units[id(stmt)] = self.run_unit(stmt, funcs, checked, base)
+            else:
+                self.idle.add(id(stmt))
         self.rep.finish()
+
+    def run_unit(
+        self,
+        stmt: ast.stmt,
+        funcs: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo | None]],
+        checked: list[ast.FunctionDef | ast.AsyncFunctionDef],
+        base: tuple[Any, ...],
+    ) -> Unit:
+        """One top-level statement's functions, each on its own, from the module's final names and
+        nothing an earlier unit left: the result can be replayed while its inputs are the same."""
+        seq, inlines, optimizers, closures, discards, spread, spread_dicts, instances = base
+        self.seq, self.inlines = seq, inlines
+        self.optimizers, self.closures = list(optimizers), dict(closures)
+        self.pending_discards, self.spread = dict(discards), dict(spread)
+        self.spread_dicts, self._self_instances = dict(spread_dicts), dict(instances)
+        saved = self.rep.unit_begin()
+        reads: set[str] = set()
+        self.global_reads = reads
+        try:
+            for func, cls in funcs:
+                self.analyse_standalone(func, cls)
+            self.st = State()
+            for func in checked:
+                check_misplaced(self.rep, func, self)
+        finally:
+            self.global_reads = None
+            facts = self.rep.unit_end(saved)
+        return Unit(stmt, facts, frozenset(reads))
+
+    def unit_base(self) -> tuple[Any, ...]:
+        """What every unit starts from: the interpreter's state after module code."""
+        return (
+            self.seq,
+            self.inlines,
+            list(self.optimizers),
+            dict(self.closures),
+            dict(self.pending_discards),
+            dict(self.spread),
+            dict(self.spread_dicts),
+            dict(self._self_instances),
+        )
+
+    def file_facts(self, misplaced: bool) -> tuple[Any, ...]:
+        """What the analysis reads from the whole file's text or module code rather than from one
+        function: a unit replayed from the last analysis needs these unchanged."""
+        return (
+            frozenset(self.backprop_names()),
+            self.grad_aliases(),
+            self.torch_alias(),
+            self.rep.unresolved_freezes,
+            bool(_STEPS_TEXT.search(self.rep.source)),
+            misplaced,
+            self.function_imported,
+            frozenset(self.module_aliases),
+            frozenset(self.module_class_names()),
+            len(self.optimizers),
+            frozenset(self.classes),
+        )
 
     # -- other modules of the project ---------------------------------------------------
 
@@ -1273,6 +1366,18 @@ class Interpreter(Evaluator):
         text = self.rep.segment(loop)
         if _backprops(text):
             return True
+        if any(alias in text for alias in self.grad_aliases()):
+            return True
+        return any(name + "(" in text for name in self.backprop_names())
+
+    def backprop_names(self) -> set[str]:
+        """``backprop_functions``, made again only when another module ran meanwhile."""
+        if self._backprop_funcs is None or self._backprop_modules != len(self.rep.modules):
+            self._backprop_modules = len(self.rep.modules)
+            self._backprop_funcs = self.backprop_functions()
+        return self._backprop_funcs
+
+    def grad_aliases(self) -> tuple[str, ...]:
         if self._grad_aliases is None:
             # `from torch.autograd import grad` then `grad(...)`: the word "autograd" is not there.
             self._grad_aliases = tuple(
@@ -1280,12 +1385,7 @@ class Interpreter(Evaluator):
                 for name, val in self.globals_env.items()
                 if val.ty is Ty.QUAL and val.qual in ("torch.autograd.grad", "torch.autograd.backward")
             )
-        if any(alias in text for alias in self._grad_aliases):
-            return True
-        if self._backprop_funcs is None or self._backprop_modules != len(self.rep.modules):
-            self._backprop_modules = len(self.rep.modules)
-            self._backprop_funcs = self.backprop_functions()
-        return any(name + "(" in text for name in self._backprop_funcs)
+        return self._grad_aliases
 
     def backprop_functions(self) -> set[str]:
         """Names of the functions (of this file, and of the project's modules it ran) that may run a

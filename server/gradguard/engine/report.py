@@ -122,6 +122,40 @@ class BackwardInfo:
 # Each observation type -> the rules' checks of it, gathered once.
 _CHECKS = checks()
 
+# What the analysis of one unit (a top-level function or class, see engine.incremental) leaves in
+# the reporter: empty when the unit starts, merged into the file's when it ends. The rest of the
+# reporter is about the text and its positions, the same for every unit.
+_UNIT_FIELDS = (
+    "findings",
+    "pending_acc",
+    "exempt",
+    "dead_kept",
+    "_once",
+    "backward_runs",
+    "steps_run",
+    "cell_writes",
+    "cell_names",
+    "cell_reads",
+    "pending_steps",
+    "pending_masks",
+    "carried",
+)
+
+
+@record(slots=True)
+class UnitFacts:
+    """What one unit's analysis found, to merge now and to replay while the unit is unchanged."""
+
+    findings: dict[tuple[str, Span], Finding]
+    pending_acc: dict[object, Finding]
+    exempt: set[object]
+    dead_kept: set[object]
+    backward_runs: list[BackwardRun]
+    steps_run: list[tuple[int, ast.Call]]
+    pending_steps: dict[Span, tuple[ast.Call, ast.AST]]
+    pending_masks: dict[Span, tuple[Finding, LoopFrame]]
+    carried: dict[tuple[int, int], list[tuple[frozenset[str], Finding]]]
+
 
 # Between two backward passes: code that clears the gradients the first one made (so removing the
 # second leaves none), or an optimizer step (so retain_graph=True still meets changed weights).
@@ -523,6 +557,65 @@ class Reporter:
                 "GG102", "recompute-shared", "insert-before", anchor=self.span(stmt), text="\n".join(texts)
             )
         ]
+
+    # -- units (see engine.incremental) ---------------------------------------------------
+
+    def unit_begin(self) -> dict[str, Any]:
+        """A unit starts: it sees none of what earlier units left (its result must not depend on
+        them, to be replayed alone). Returns the file's own, for ``unit_end``."""
+        saved = {name: getattr(self, name) for name in _UNIT_FIELDS}
+        for name, value in saved.items():
+            setattr(self, name, type(value)())
+        self.raised = False
+        return saved
+
+    def unit_end(self, saved: dict[str, Any]) -> UnitFacts:
+        """The unit's facts; the file's are back, with them merged in."""
+        facts = UnitFacts(
+            self.findings,
+            self.pending_acc,
+            self.exempt,
+            self.dead_kept,
+            self.backward_runs,
+            self.steps_run,
+            self.pending_steps,
+            self.pending_masks,
+            self.carried,
+        )
+        for name, value in saved.items():
+            setattr(self, name, value)
+        self.raised = False
+        self.merge(facts)
+        return facts
+
+    def merge(self, facts: UnitFacts) -> None:
+        """A unit's facts, in the order the units run (an earlier unit's finding at a place wins)."""
+        dropped: set[tuple[str, Span]] = set()
+        for loop_and_call, entries in facts.carried.items():
+            # One loop's carried state reached from two units (a method run alone, and inlined
+            # where it is called): judged as one, as carried_state does within a unit.
+            same = self.carried.setdefault(loop_and_call, [])
+            for named, finding in entries:
+                if any(named <= earlier for earlier, _ in same):
+                    dropped.add((finding.code, finding.span))
+                    continue
+                for earlier, found in same:
+                    if earlier < named and self.findings.get((found.code, found.span)) is found:
+                        del self.findings[(found.code, found.span)]
+                same.append((named, finding))
+        for key, finding in facts.findings.items():
+            if key not in dropped or finding.code != "GG104":
+                self.findings.setdefault(key, finding)
+        for acc, pending in facts.pending_acc.items():
+            self.pending_acc.setdefault(acc, pending)
+        self.exempt |= facts.exempt
+        self.dead_kept |= facts.dead_kept
+        self.backward_runs.extend(facts.backward_runs)
+        self.steps_run.extend(facts.steps_run)
+        for span, step in facts.pending_steps.items():
+            self.pending_steps.setdefault(span, step)
+        for span, mask in facts.pending_masks.items():
+            self.pending_masks.setdefault(span, mask)
 
     def publish(self, observation: Observation) -> None:
         """An observation of the engine: every rule that checks this kind judges it."""

@@ -53,6 +53,8 @@ def _resolve(node: ast.expr, env: dict[str, Val], ev: Evaluator) -> Val | None:
         if found is not None:
             return found
         own = ev.frames[-1].globals if ev.frames else None  # a function of another module: its names
+        if own is None and ev.global_reads is not None:
+            ev.global_reads.add(node.id)
         return (own if own is not None else ev.globals_env).get(node.id)
     if isinstance(node, ast.Attribute):
         base = _resolve(node.value, env, ev)

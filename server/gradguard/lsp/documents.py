@@ -18,6 +18,7 @@ from pygls import uris
 from pygls.workspace import TextDocument, Workspace
 
 from ..api import cell_syntax_errors, inspect_source
+from ..engine.incremental import Memo
 from ..engine.modules import Loader
 from ..engine.report import BackwardInfo
 from ..findings import Finding
@@ -71,6 +72,10 @@ class Result:
     good: Result | None = None
     # Diagnostics by document URI (cell URIs for notebooks), computed once per analysis.
     diagnostics: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
+    # What the next analysis of this document may reuse (engine.incremental), and the state of the
+    # document's session and project it is valid for (see Server._analyse_locked).
+    memo: Memo | None = None
+    memo_stamp: Hashable = None
 
 
 def text_document(workspace: Workspace, uri: str) -> TextDocument | None:
@@ -180,15 +185,17 @@ def analyse(
     editor: EditorSettings,
     had_findings: bool,
     loader: Loader | None = None,
+    memo: Memo | None = None,
 ) -> Result:
     """Run the analysis (in a worker thread). Never raises. ``had_findings``: the last version that
     parsed had findings, which stay shown if this one does not parse (its GG000 says so). With a
-    ``loader``, the project's modules the document imports are followed."""
+    ``loader``, the project's modules the document imports are followed. With ``memo`` (the last
+    analysis's), what the edit cannot have changed is not analysed again."""
     result = Result(snap, settings, editor)
     if not editor.enable or len(snap.source) > MAX_SOURCE_CHARS or not snap.source.strip():
         return result
     try:
-        analysis = inspect_source(snap.source, snap.filename, settings, loader)
+        analysis = inspect_source(snap.source, snap.filename, settings, loader, memo)
     except Exception:  # the engine promises not to raise; the server must not die if it does
         result.parsed = _parses(snap.source)
         return result
@@ -205,7 +212,7 @@ def analyse(
         result.parsed = _parses(snap.source)
     if not result.parsed and had_findings:
         findings = [replace(f, message=f.message + KEPT_NOTE) if f.code == "GG000" else f for f in findings]
-    result.findings, result.backwards = findings, analysis.backwards
+    result.findings, result.backwards, result.memo = findings, analysis.backwards, analysis.memo
     return result
 
 

@@ -14,6 +14,7 @@ from lsprotocol import types
 
 from ..api import GraphAnswer, autograd_graph, fix_id
 from ..engine.graph import graph_fields
+from ..engine.incremental import Memo
 from ..engine.modules import Loader
 from ..findings import Span
 from ..settings import Settings
@@ -32,16 +33,18 @@ def graph_json(
     settings: Settings,
     loader: Loader | None,
     fix: str | None,
+    memo: Memo | None = None,
 ) -> dict[str, Any] | None:
     """The answer to one request: the graph of the backward call at ``position`` of ``uri`` (a
-    document, or a cell of the notebook ``snap`` holds), or None."""
+    document, or a cell of the notebook ``snap`` holds), or None. ``memo``: the document's last
+    analysis's, so the view following the user's typing analyses only what changed."""
     if len(snap.source) > MAX_SOURCE_CHARS:
         return None  # not analysed at all (see documents.MAX_SOURCE_CHARS)
     where = snap.locator.to_program(uri, position)
     if where is None:
         return None
     try:
-        answer = autograd_graph(snap.source, where[0], snap.filename, settings, loader, fix)
+        answer = autograd_graph(snap.source, where[0], snap.filename, settings, loader, fix, memo)
     except Exception:  # the view shows "no graph" rather than the server failing the request
         logger.exception("gradguard: the autograd graph of %s failed", uri)
         return None

@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 from pygls import uris
@@ -42,6 +42,9 @@ from .documents import Result, Snapshot
 from .hover import hover as hover_for
 from .positions import apply_change
 from .settings import EditorSettings, parse
+
+if TYPE_CHECKING:
+    from ..engine.incremental import Memo
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -638,6 +641,15 @@ class GradguardServer(LanguageServer):
         if self.pull:
             self._refresh()
 
+    def memo_for(self, key: str) -> Memo | None:
+        """The memo of the last good analysis of ``key`` (engine.incremental), if made in this
+        session of the document and with the project as it is now: what an edit cannot have changed
+        is replayed from it."""
+        previous = self.results.get(key)
+        good = previous.good if previous is not None and previous.good is not None else previous
+        stamp = (self.epochs.get(key, 0), self.deps.get(key, 0), self.generation)
+        return good.memo if good is not None and good.memo_stamp == stamp else None
+
     def opened(self, key: str) -> None:
         self.epochs[key] = self.epochs.get(key, 0) + 1
 
@@ -668,7 +680,9 @@ class GradguardServer(LanguageServer):
         had_findings = good is not None and good.parsed and bool(good.findings)
         started = time.perf_counter()
         loader = self.loader_for(snap)
-        work = (self._analyse_and_convert, snap, settings, editor, had_findings)
+        memo_stamp = (stamp[0], stamp[2], generation)
+        memo = self.memo_for(key)
+        work = (self._analyse_and_convert, snap, settings, editor, had_findings, memo, memo_stamp)
         if loader is not None and not loader.warm and imports_own_code(snap.source):
             # The project's imports are not resolved yet (jedi starts in about a second): this file's
             # own findings first, then the analysis that follows its imports, with progress shown.
@@ -682,7 +696,11 @@ class GradguardServer(LanguageServer):
         else:
             result = await self.run(*work, loader)
         logger.debug(
-            "analysed %s (version %s) in %.0f ms", key, snap.version, (time.perf_counter() - started) * 1000
+            "analysed %s (version %s) in %.0f ms (%s)",
+            key,
+            snap.version,
+            (time.perf_counter() - started) * 1000,
+            result.memo.replayed_text() if result.memo is not None else "whole",
         )
         if self.current_version(key) != stamp or generation != self.generation:
             return  # stale: a newer change or setting has scheduled its own analysis
@@ -701,9 +719,12 @@ class GradguardServer(LanguageServer):
         settings: Settings,
         editor: EditorSettings,
         had_findings: bool,
+        memo: Memo | None,
+        memo_stamp: Hashable,
         loader: ProjectLoader | None,
     ) -> Result:
-        result = documents.analyse(snap, settings, editor, had_findings, loader)
+        result = documents.analyse(snap, settings, editor, had_findings, loader, memo)
+        result.memo_stamp = memo_stamp
         for finding in result.findings:
             placed = to_diagnostic(finding, settings, snap.locator, snap.key, snap.token)
             if placed is not None:
@@ -1039,9 +1060,8 @@ async def autograd_graph(ls: GradguardServer, params: Any) -> dict[str, Any] | N
         return None
     lock = ls.locks.setdefault(key, asyncio.Lock())
     async with lock:  # the project loader is not shared with this document's own analysis
-        return await ls.run(
-            graphview.graph_json, snap, uri, position, ls.settings_for(snap), ls.loader_for(snap), fix
-        )
+        settings, loader, memo = ls.settings_for(snap), ls.loader_for(snap), ls.memo_for(key)
+        return await ls.run(graphview.graph_json, snap, uri, position, settings, loader, fix, memo)
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
