@@ -384,9 +384,11 @@ def remember(
     """The memo of this analysis for the next one (the per-statement names of the last one carried
     over for the statements still in the tree)."""
     names: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
-    for stmt in tree.body:
-        found = last.names.get(id(stmt)) if last is not None else None
-        names[id(stmt)] = found if found is not None else statement_names(stmt)
+    if last is not None:  # the others are made when an edit asks (a first analysis makes none)
+        for stmt in tree.body:
+            found = last.names.get(id(stmt))
+            if found is not None:
+                names[id(stmt)] = found
     loader_id = id(loader) if loader is not None else None
     lineage = last.lineage if last is not None else [0]
     return Memo(
