@@ -278,3 +278,42 @@ def test_random_edits_with_moves_splice_as_the_whole_parse() -> None:
                 checked += 1
             source = new
     assert checked > 200
+
+
+INHERITS = """\
+import torch
+
+class A:
+    def helper(self, x):
+        return x * x
+
+class B(A):
+    def run(self):
+        w = torch.ones(2, requires_grad=True)
+        y = self.helper(w)
+        for _ in range(3):
+            y.sum().backward()
+"""
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("return x * x", "return x + 1"),  # a base class's method the subclass calls
+        ("class A:", "class A:\n    pass\n\nclass A2:"),  # the base is another class now
+    ],
+)
+def test_a_subclass_runs_again_when_its_base_changes(old: str, new: str) -> None:
+    memo = _memo(INHERITS)
+    assert [f.code for f in engine.inspect(INHERITS).findings] == ["GG103"]
+    edited = INHERITS.replace(old, new)
+    assert engine.inspect(edited, memo=memo).findings == engine.inspect(edited).findings
+
+
+def test_a_function_runs_again_when_its_decorator_changes() -> None:
+    source = (
+        "import torch\nmode = torch.no_grad\n\n@mode()\ndef f(w):\n    y = w * w\n    y.sum().backward()\n"
+    )
+    memo = _memo(source)
+    edited = source.replace("mode = torch.no_grad", "mode = torch.enable_grad")
+    assert engine.inspect(edited, memo=memo).findings == engine.inspect(edited).findings

@@ -106,6 +106,13 @@ class Replay:
         unit = self.memo.units.get(id(stmt))
         if unit is None or unit.stmt is not stmt or unit.reads & self.dirty:
             return None
+        # What it defines changed with a name it mentions: a class whose base changed (its methods
+        # call the base's), a function whose decorator or default did.
+        names = self.memo.names.get(id(stmt))
+        if names is None:
+            names = self.memo.names[id(stmt)] = statement_names(stmt)
+        if names[1] & self.dirty:
+            return None
         if self.moved is not None:
             facts = moved_facts(unit.facts, self.moved)
             return Unit(stmt, facts, unit.reads) if facts is not None else None
