@@ -311,9 +311,17 @@ def test_a_subclass_runs_again_when_its_base_changes(old: str, new: str) -> None
 
 
 def test_a_function_runs_again_when_its_decorator_changes() -> None:
-    source = (
-        "import torch\nmode = torch.no_grad\n\n@mode()\ndef f(w):\n    y = w * w\n    y.sum().backward()\n"
-    )
+    source = "import torch\nmode = torch.no_grad\n\n@mode()\ndef f():\n"
+    source += "    w = torch.ones(2, requires_grad=True)\n    (w * w).sum().backward()\n"
     memo = _memo(source)
     edited = source.replace("mode = torch.no_grad", "mode = torch.enable_grad")
-    assert engine.inspect(edited, memo=memo).findings == engine.inspect(edited).findings
+    assert [f.code for f in engine.inspect(source).findings] == ["GG106"]
+    assert engine.inspect(edited, memo=memo).findings == engine.inspect(edited).findings == []
+
+
+def test_module_code_that_only_uses_torch_changes_no_function() -> None:
+    memo = _memo(SCRIPT)
+    edited = SCRIPT.replace("lr = 0.1\n", "lr = 0.1\ntorch.manual_seed(0)\n")
+    after = engine.inspect(edited, memo=memo)
+    assert after.memo is not None and after.memo.replayed == 3
+    assert after.findings == engine.inspect(edited).findings

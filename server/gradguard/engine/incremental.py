@@ -324,9 +324,15 @@ def changed_names(
                 return True
         return False
 
-    # A name no statement binds is a builtin (or undefined): no statement changes what it is.
+    # A name no statement binds is a builtin (or undefined), and a module an import binds (`torch`)
+    # has no state a call could change (`torch.manual_seed(0)`): a statement that only mentions
+    # them changes neither.
     changed = [*replaced, *(s for s in body if id(s) not in kept)]
-    module_names = set().union(*(of(s)[1] for s in [*body, *replaced]))
+    imported: set[str] = set()
+    rebound: set[str] = set()
+    for s in [*body, *replaced]:
+        (imported if isinstance(s, (ast.Import, ast.ImportFrom)) else rebound).update(of(s)[1])
+    module_names = (imported | rebound) - (imported - rebound)
     dirty: set[str] = set()
     for stmt in changed:
         mentioned, bound = of(stmt)
