@@ -7,7 +7,8 @@ scratch. Findings and backward facts must be identical, and every tree the incre
 builds must equal the whole parse's, positions included. Prints each difference and a summary;
 exits 1 on any difference.
 
-Usage: ``python scripts/incremental_check.py [--edits 20] [--seed 0] PATH...`` (files or folders).
+Usage: ``python scripts/incremental_check.py [--edits 20] [--seed 0] [--project] PATH...`` (files or
+folders; ``--project`` follows each file's imports of its own project, as the editor does).
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from gradguard import engine
 from gradguard.engine import incremental
+from gradguard.project import ProjectLoader, project_root
 
 TOKENS = [
     ".detach()",
@@ -91,10 +94,13 @@ def _dump(tree: ast.AST) -> str:
     return ast.dump(tree, include_attributes=True)
 
 
-def check(source: str, edits: int, rng: random.Random, name: str) -> tuple[int, int, float, float]:
-    """Differences found over a chain of edits of ``source``; also the time of each way."""
+def check(
+    source: str, edits: int, rng: random.Random, name: str, loader: Any = None
+) -> tuple[int, int, float, float]:
+    """Differences found over a chain of edits of ``source``; also the time of each way. With a
+    project ``loader``, the file's imports of its project are followed (both ways)."""
     differences = analysed = 0
-    memo = engine.inspect(source, name).memo
+    memo = engine.inspect(source, name, loader).memo
     inc_time = full_time = 0.0
     for _ in range(edits):
         new = edit(source, rng)
@@ -111,9 +117,9 @@ def check(source: str, edits: int, rng: random.Random, name: str) -> tuple[int, 
                         print(f"{name}: spliced tree differs from the whole parse")
                         differences += 1
         start = time.perf_counter()
-        inc = engine.inspect(new, name, memo=memo)
+        inc = engine.inspect(new, name, loader, memo)
         middle = time.perf_counter()
-        full = engine.inspect(new, name)
+        full = engine.inspect(new, name, loader)
         full_time += time.perf_counter() - middle
         inc_time += middle - start
         analysed += 1
@@ -149,9 +155,11 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-chars", type=int, default=200_000)
     parser.add_argument("--dump", default="", help="write the texts of each difference to this folder")
+    parser.add_argument("--project", action="store_true", help="follow imports of each file's project")
     args = parser.parse_args()
     global DUMP
     DUMP = args.dump
+    loaders: dict[str, ProjectLoader] = {}
     total = count = analysed = 0
     inc_time = full_time = 0.0
     for path in files(args.paths):
@@ -162,7 +170,11 @@ def main() -> int:
         if "torch" not in source or len(source) > args.max_chars:
             continue
         rng = random.Random(f"{args.seed}:{path.name}")
-        found, runs, inc, full = check(source, args.edits, rng, str(path))
+        loader = None
+        if args.project:
+            root = project_root(str(path.parent.resolve()))
+            loader = loaders.get(root) or loaders.setdefault(root, ProjectLoader(root))
+        found, runs, inc, full = check(source, args.edits, rng, str(path.resolve()), loader)
         total += found
         analysed += runs
         inc_time += inc

@@ -422,3 +422,51 @@ def test_a_notebook_is_answered_from_the_cache(
     projects._caches.clear()
     _, second = run(capsys, str(root))
     assert second == first
+
+
+TRAIN_FUNCTIONS = """\
+import torch
+from model import Net
+
+
+def train():
+    net = Net()
+    loss = net(torch.randn(3, 4))
+    loss.backward()
+
+
+def evaluate():
+    x = torch.ones(2, requires_grad=True)
+    y = x * x
+    y.sum().backward()
+    y.sum().backward()
+
+
+train()
+"""
+
+
+def test_an_edit_of_a_file_that_runs_its_imports_is_analysed_incrementally(tmp_path: Path) -> None:
+    """The findings through imports are a whole analysis's; units are replayed once the project's
+    modules are warm, and not when an imported module changed."""
+    from gradguard import engine
+
+    root = project(tmp_path, {"model.py": MODEL, "train.py": TRAIN_FUNCTIONS})
+    path = str(root / "train.py")
+    loader = ProjectLoader(str(root))
+    source = TRAIN_FUNCTIONS
+    memo = engine.inspect(source, path, loader).memo
+    for k in range(3):
+        source = source.replace("train()\n", f"train()\n_edit = {k}\n")
+        after = engine.inspect(source, path, loader, memo)
+        whole = engine.inspect(source, path, loader)
+        assert after.findings == whole.findings
+        assert sorted(f.code for f in whole.findings) == ["GG102", "GG107"]
+        assert after.memo is not None
+        memo = after.memo
+    assert memo.replayed == len(memo.units) == 2
+    (root / "model.py").write_text(MODEL.replace("h.mul_(2)", "h = h * 2"))
+    changed = engine.inspect(source + "\n", path, loader, memo)
+    assert changed.memo is not None and changed.memo.replayed == 0
+    assert changed.findings == engine.inspect(source + "\n", path, loader).findings
+    assert [f.code for f in changed.findings] == ["GG102"]

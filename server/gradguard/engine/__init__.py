@@ -97,7 +97,7 @@ def inspect(
             analysis = analyze_tree(tree, source, loader, filename, plan)
             if analysis.memo is not None:
                 return analysis
-            # Another module of the project ran: replayed units did not see it; analyse it whole.
+            # A unit ran another module first: the replayed ones did not see it; analyse it whole.
         try:
             tree = ast.parse(source, filename=filename)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
@@ -173,9 +173,10 @@ def analyze_tree(
     finally:
         sys.setrecursionlimit(limit)
     memo = None
-    if not reporter.modules:  # a unit that ran another module's code is not replayed (see above)
+    if interp.replayable:
         last = plan.memo if plan is not None else last
+        units, facts, calls, modules = interp.units, interp.facts, interp.calls, interp.modules_run
         memo = remember(
-            source, tree, interp.units, interp.facts, interp.calls, loader, last, interp.replayed, interp.idle
+            source, tree, units, facts, calls, modules, loader, last, interp.replayed, interp.idle
         )
     return Analysis(reporter.results(), reporter, tree, memo)

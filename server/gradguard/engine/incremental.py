@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..record import field, record
+from .modules import LINE_BLOCK
 
 if TYPE_CHECKING:
     from .report import UnitFacts
@@ -55,6 +56,7 @@ class Memo:
     facts: tuple[Any, ...]  # Interpreter.file_facts of this analysis
     calls: Calls  # what the functions module code called read and ran
     loader: int | None  # id of the project loader it ran with (None: a file alone)
+    modules: dict[int, int]  # the other modules module code ran: block -> id of the module read
     # Per top-level statement (by id): the names it mentions and the names it binds where module
     # code runs it.
     names: dict[int, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
@@ -82,12 +84,13 @@ class Replay:
     moved: tuple[int, int, int] | None = None  # see Splice.moved
     dirty: set[str] = field(default_factory=set)  # see settle
 
-    def settle(self, facts: tuple[Any, ...], calls: Calls) -> bool:
+    def settle(self, facts: tuple[Any, ...], calls: Calls, modules: dict[int, int]) -> bool:
         """Now that module code ran (``calls``: what the functions it called read and ran, by the
-        top-level statement that called them): the names the edit may have changed. False when no
-        unit can be replayed (the file's facts changed)."""
+        top-level statement that called them; ``modules``: the other modules of the project it
+        ran): the names the edit may have changed. False when no unit can be replayed (the file's
+        facts changed, or module code ran other modules, or other versions of them)."""
         memo = self.memo
-        if facts != memo.facts:
+        if facts != memo.facts or modules != memo.modules:
             return False
         new = [st for st in self.tree.body if id(st) not in self.kept]
         self.dirty = changed_names(
@@ -389,6 +392,7 @@ def remember(
     units: dict[int, Unit],
     facts: tuple[Any, ...],
     calls: Calls,
+    modules: dict[int, int],
     loader: object | None,
     last: Memo | None,
     replayed: int,
@@ -405,7 +409,19 @@ def remember(
     loader_id = id(loader) if loader is not None else None
     lineage = last.lineage if last is not None else [0]
     return Memo(
-        source, tree, units, facts, calls, loader_id, names, replayed, idle, None, lineage, lineage[0]
+        source,
+        tree,
+        units,
+        facts,
+        calls,
+        loader_id,
+        modules,
+        names,
+        replayed,
+        idle,
+        None,
+        lineage,
+        lineage[0],
     )
 
 
@@ -425,7 +441,7 @@ def moved_facts(facts: UnitFacts, moved: tuple[int, int, int]) -> UnitFacts | No
     first_changed, after, delta = moved
 
     def line(n: int) -> int:
-        if n < first_changed:
+        if n < first_changed or n >= LINE_BLOCK:  # before the edit, or in another module
             return n
         if n >= after:
             return n + delta
@@ -476,6 +492,8 @@ def moved_facts(facts: UnitFacts, moved: tuple[int, int, int]) -> UnitFacts | No
             {span(sp): step for sp, step in facts.pending_steps.items()},
             {span(sp): (finding(f), loop) for sp, (f, loop) in facts.pending_masks.items()},
             {key: [(named, finding(f)) for named, f in entries] for key, entries in facts.carried.items()},
+            facts.anchors,  # lines of other modules; the statements moved with their tree
+            facts.doubtful,
         )
     except _Inside:
         return None

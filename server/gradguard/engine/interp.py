@@ -154,6 +154,8 @@ class Interpreter(Evaluator):
         self.replayed = 0
         self.facts: tuple[Any, ...] = ()
         self.calls: Calls = {}
+        self.modules_run: dict[int, int] = {}  # the other modules module code ran (see Memo)
+        self.replayable = False
 
     # -- entry point ---------------------------------------------------------------
 
@@ -174,7 +176,8 @@ class Interpreter(Evaluator):
         if misplaced:
             check_misplaced(self.rep, self.tree, self)
         self.facts = self.file_facts(misplaced)
-        if replay is not None and not replay.settle(self.facts, self.calls):
+        self.modules_run = {block: id(mod) for block, mod in self.rep.modules.items()}
+        if replay is not None and not replay.settle(self.facts, self.calls, self.modules_run):
             replay = None
         # Every function on its own, parameters unknown (finds bugs inside training functions).
         base = self.unit_base()
@@ -201,6 +204,9 @@ class Interpreter(Evaluator):
                 self.units[id(stmt)] = self.run_unit(stmt, funcs, checked, base)
             else:
                 self.idle.add(id(stmt))
+        # A unit that ran another module first (an import read only there) left it to the units
+        # after it: those are not independent, and nothing is replayed next time.
+        self.replayable = len(self.rep.modules) == len(self.modules_run)
         self.rep.finish()
 
     def run_unit(

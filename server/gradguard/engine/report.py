@@ -139,6 +139,8 @@ _UNIT_FIELDS = (
     "pending_steps",
     "pending_masks",
     "carried",
+    "anchors",
+    "doubtful",
 )
 
 
@@ -155,6 +157,9 @@ class UnitFacts:
     pending_steps: dict[Span, tuple[ast.Call, ast.AST]]
     pending_masks: dict[Span, tuple[Finding, LoopFrame]]
     carried: dict[tuple[int, int], list[tuple[frozenset[str], Finding]]]
+    # Code of other modules it ran (see ran_from): where it is shown, and where it may not run.
+    anchors: dict[int, ast.stmt]
+    doubtful: set[int]
 
 
 # Between two backward passes: code that clears the gradients the first one made (so removing the
@@ -581,6 +586,8 @@ class Reporter:
             self.pending_steps,
             self.pending_masks,
             self.carried,
+            self.anchors,
+            self.doubtful,
         )
         for name, value in saved.items():
             setattr(self, name, value)
@@ -616,6 +623,11 @@ class Reporter:
             self.pending_steps.setdefault(span, step)
         for span, mask in facts.pending_masks.items():
             self.pending_masks.setdefault(span, mask)
+        for line, stmt in facts.anchors.items():  # as ran_from: the first statement seen wins
+            if line not in self.anchors:
+                self.anchors[line] = stmt
+                self.doubtful.discard(line)
+        self.doubtful |= facts.doubtful - self.anchors.keys()
 
     def publish(self, observation: Observation) -> None:
         """An observation of the engine: every rule that checks this kind judges it."""
