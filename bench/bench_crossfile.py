@@ -190,17 +190,21 @@ def editor(project: Path, repeat: int) -> dict[str, float]:
     from gradguard.settings import Settings
 
     path = project / "train.py"
-    source = path.read_text()
+    original = path.read_text()
     loader = ProjectLoader(str(project))
     alone, followed = [], []
+    memo_alone = memo_followed = None
     for k in range(repeat * 5 + 1):
+        # An edit in the training loop, analysed as the server does: from the last analysis's memo.
+        source = original.replace("trainer.step(x, y)", f"trainer.step(x, y)  # edit {k}")
         snap = documents.Snapshot(
             path.as_uri(), k, source, str(path), TextLocator(path.as_uri(), source, "utf-16")
         )
         t0 = time.perf_counter()
-        documents.analyse(snap, Settings(), EditorSettings(), False, None)
+        memo_alone = documents.analyse(snap, Settings(), EditorSettings(), False, None, memo_alone).memo
         t1 = time.perf_counter()
-        documents.analyse(snap, Settings(), EditorSettings(), False, loader)
+        result = documents.analyse(snap, Settings(), EditorSettings(), False, loader, memo_followed)
+        memo_followed = result.memo
         t2 = time.perf_counter()
         if k:  # the first round loads jedi and parses the project: the background work
             alone.append(t1 - t0)
@@ -234,7 +238,9 @@ def main() -> int:
     print(f"  per-file scan (baseline)   {s['per_file_s']:.2f} s")
     print(f"  cross-file, empty cache    {s['cold_s']:.2f} s  = {s['cold']:.2f}x  (goal <= {GOALS['cold']}x)")
     print(f"  cross-file, warm cache     {s['warm_s']:.2f} s  = {s['warm']:.2f}x  (goal <= {GOALS['warm']}x)")
-    print("editor, train.py of the generated project after an edit:")
+    print(
+        "editor, train.py of the generated project after an edit in its training loop (from the last memo):"
+    )
     print(
         f"  alone {e['alone_ms']:.1f} ms, following its imports {e['followed_ms']:.1f} ms"
         f" = {e['editor']:.2f}x  (goal <= {GOALS['editor']}x)"
