@@ -65,11 +65,15 @@ class Analysis:
 
 def analyze(source: str, filename: str = "<string>", loader: Loader | None = None) -> list[Finding]:
     """Every finding of every rule in one source text, unfiltered (no noqa, no settings)."""
-    return inspect(source, filename, loader).findings
+    return inspect(source, filename, loader, remember=False).findings
 
 
 def inspect(
-    source: str, filename: str = "<string>", loader: Loader | None = None, memo: Memo | None = None
+    source: str,
+    filename: str = "<string>",
+    loader: Loader | None = None,
+    memo: Memo | None = None,
+    remember: bool = True,
 ) -> Analysis:
     """Findings plus what each backward call frees (the language server's hovers use both).
 
@@ -77,7 +81,8 @@ def inspect(
     is analysed with the file's real arguments, and what is found there is shown in this file.
     With ``memo`` (the last analysis's of the same document), only the top-level statements the
     edit touched are parsed again, and only what they can change is analysed again: the findings
-    are those of a whole analysis (see engine.incremental)."""
+    are those of a whole analysis (see engine.incremental). ``remember``: make the memo of this
+    analysis for the next (``Analysis.memo``)."""
     # A file that never mentions torch builds no graph of its own; with its project's modules it
     # may still run theirs (`from trainer import fit`), so one that imports is read.
     if "torch" not in source and (loader is None or "import" not in source):
@@ -94,7 +99,7 @@ def inspect(
             planned = replay(memo, source, loader)
         if planned is not None:
             tree, plan = planned
-            analysis = analyze_tree(tree, source, loader, filename, plan)
+            analysis = analyze_tree(tree, source, loader, filename, plan, remember=True)
             if analysis.memo is not None:
                 return analysis
             # A unit ran another module first: the replayed ones did not see it; analyse it whole.
@@ -102,7 +107,7 @@ def inspect(
             tree = ast.parse(source, filename=filename)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             return Analysis(unparsable(source, exc))
-        return analyze_tree(tree, source, loader, filename, None, memo)
+        return analyze_tree(tree, source, loader, filename, None, memo, remember)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -153,8 +158,9 @@ def analyze_tree(
     filename: str = "<string>",
     plan: Replay | None = None,
     last: Memo | None = None,
+    remember: bool = False,
 ) -> Analysis:
-    from .incremental import remember
+    from . import incremental
     from .interp import Interpreter
     from .report import Reporter
 
@@ -173,10 +179,10 @@ def analyze_tree(
     finally:
         sys.setrecursionlimit(limit)
     memo = None
-    if interp.replayable:
+    if remember and interp.replayable:
         last = plan.memo if plan is not None else last
-        units, facts, calls, modules = interp.units, interp.facts, interp.calls, interp.modules_run
-        memo = remember(
+        units, facts, calls, modules = interp.units, interp.file_facts(), interp.calls, interp.modules_run
+        memo = incremental.remember(
             source, tree, units, facts, calls, modules, loader, last, interp.replayed, interp.idle
         )
     return Analysis(reporter.results(), reporter, tree, memo)

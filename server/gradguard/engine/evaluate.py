@@ -56,6 +56,9 @@ _BUILTIN_NAMES = frozenset(vars(builtins))
 # What cut the graph of a value computed with recording off; GG106 says "{cause} on line N cut it off".
 MAX_INLINE_DEPTH = 10
 MAX_INLINES = 400
+# Of those, what one unit (a top-level function or class analysed on its own, see Interpreter.run)
+# may use: units are independent of each other, so each has its own share, not what earlier ones left.
+UNIT_INLINES = 100
 
 
 # A loop or comprehension over a known sequence is followed element by element up to this length.

@@ -26,6 +26,8 @@ from .classes import (
 )
 from .evaluate import (
     MAX_EXACT_ELEMENTS,
+    MAX_INLINES,
+    UNIT_INLINES,
     Evaluator,
     Frame,
     _key_val,
@@ -155,6 +157,8 @@ class Interpreter(Evaluator):
         self.facts: tuple[Any, ...] = ()
         self.calls: Calls = {}
         self.modules_run: dict[int, int] = {}  # the other modules module code ran (see Memo)
+        self.misplaced = False  # the text has backward .. zero_grad .. step (see check_misplaced)
+        self.optimizers_made = 0  # by module code
         self.replayable = False
 
     # -- entry point ---------------------------------------------------------------
@@ -175,9 +179,9 @@ class Interpreter(Evaluator):
         misplaced = _CLEAR_AFTER_BACKWARD.search(self.rep.source) is not None
         if misplaced:
             check_misplaced(self.rep, self.tree, self)
-        self.facts = self.file_facts(misplaced)
+        self.misplaced, self.optimizers_made = misplaced, len(self.optimizers)
         self.modules_run = {block: id(mod) for block, mod in self.rep.modules.items()}
-        if replay is not None and not replay.settle(self.facts, self.calls, self.modules_run):
+        if replay is not None and not replay.settle(self.file_facts(), self.calls, self.modules_run):
             replay = None
         # Every function on its own, parameters unknown (finds bugs inside training functions).
         base = self.unit_base()
@@ -219,7 +223,7 @@ class Interpreter(Evaluator):
         """One top-level statement's functions, each on its own, from the module's final names and
         nothing an earlier unit left: the result can be replayed while its inputs are the same."""
         seq, inlines, optimizers, closures, discards, spread, spread_dicts, instances = base
-        self.seq, self.inlines = seq, inlines
+        self.seq, self.inlines = seq, max(inlines, MAX_INLINES - UNIT_INLINES)
         self.optimizers, self.closures = list(optimizers), dict(closures)
         self.pending_discards, self.spread = dict(discards), dict(spread)
         self.spread_dicts, self._self_instances = dict(spread_dicts), dict(instances)
@@ -250,22 +254,26 @@ class Interpreter(Evaluator):
             dict(self._self_instances),
         )
 
-    def file_facts(self, misplaced: bool) -> tuple[Any, ...]:
+    def file_facts(self) -> tuple[Any, ...]:
         """What the analysis reads from the whole file's text or module code rather than from one
-        function: a unit replayed from the last analysis needs these unchanged."""
-        return (
+        function: a unit replayed from the last analysis needs these unchanged. Made only for a
+        replay or a memo (a check in the terminal keeps none): some cost a pass over every function."""
+        if self.facts:
+            return self.facts
+        self.facts = (
             frozenset(self.backprop_names()),
             self.grad_aliases(),
             self.torch_alias(),
             self.rep.unresolved_freezes,
             bool(_STEPS_TEXT.search(self.rep.source)),
-            misplaced,
+            self.misplaced,
             self.function_imported,
             frozenset(self.module_aliases),
             frozenset(self.module_class_names()),
-            len(self.optimizers),
+            self.optimizers_made,
             frozenset(self.classes),
         )
+        return self.facts
 
     # -- other modules of the project ---------------------------------------------------
 
