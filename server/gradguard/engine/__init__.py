@@ -170,7 +170,7 @@ def analyze_tree(
         sys.setrecursionlimit(max(limit, 4000))
         reporter.annotate_later(tree.body)
         interp = Interpreter(tree, reporter, loader, filename)
-        interp.run(plan)
+        interp.run(plan, remember)
     except RecursionError:
         return Analysis(reporter.results())
     except Exception:  # an engine bug must not take the editor down; it is logged, not shown

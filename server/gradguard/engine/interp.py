@@ -160,16 +160,20 @@ class Interpreter(Evaluator):
         self.misplaced = False  # the text has backward .. zero_grad .. step (see check_misplaced)
         self.optimizers_made = 0  # by module code
         self.replayable = False
+        self.track = True
 
     # -- entry point ---------------------------------------------------------------
 
-    def run(self, replay: Replay | None = None) -> None:
+    def run(self, replay: Replay | None = None, track: bool = True) -> None:
         """Module code, then every function on its own, unit by unit (see engine.incremental);
-        with ``replay``, the units an edit cannot have changed are taken from the last analysis."""
+        with ``replay``, the units an edit cannot have changed are taken from the last analysis.
+        ``track``: note what each unit reads (for a memo of this analysis; a check keeps none)."""
+        self.track = track or replay is not None
         self.discover_classes(self.tree.body, self.filename)
         self.st = State()
         self.globals_env = self.st.env
-        self.calls = self.module_calls = {}
+        self.calls = {}
+        self.module_calls = self.calls if self.track else None
         try:
             self.block(self.tree.body)
         finally:
@@ -186,7 +190,10 @@ class Interpreter(Evaluator):
         # Every function on its own, parameters unknown (finds bugs inside training functions).
         base = self.unit_base()
         self.units = {}
-        for stmt in self.tree.body:
+        # The functions of each top-level statement, listed once (all_functions reads the same list).
+        per_stmt = [list(_function_defs([stmt], None, self.classes)) for stmt in self.tree.body]
+        self._all_functions = (len(self.classes), [fc for fcs in per_stmt for fc in fcs])
+        for stmt, defs in zip(self.tree.body, per_stmt, strict=True):
             unit = replay.unit(stmt) if replay is not None else None
             if unit is not None:
                 self.rep.merge(unit.facts)
@@ -196,14 +203,10 @@ class Interpreter(Evaluator):
             if replay is not None and replay.idle(stmt):
                 self.idle.add(id(stmt))
                 continue
-            funcs = [(f, c) for f, c in _function_defs([stmt], None, self.classes) if self.rep.relevant(f)]
+            funcs = [(f, c) for f, c in defs if self.rep.relevant(f)]
             checked = []
             if misplaced:
-                checked = [
-                    f
-                    for f, _ in _function_defs([stmt], None, self.classes)
-                    if _CLEAR_AFTER_BACKWARD.search(self.rep.segment(f))
-                ]
+                checked = [f for f, _ in defs if _CLEAR_AFTER_BACKWARD.search(self.rep.segment(f))]
             if funcs or checked:
                 self.units[id(stmt)] = self.run_unit(stmt, funcs, checked, base)
             else:
@@ -229,7 +232,7 @@ class Interpreter(Evaluator):
         self.spread_dicts, self._self_instances = dict(spread_dicts), dict(instances)
         saved = self.rep.unit_begin()
         reads: set[str] = set()
-        self.global_reads = reads
+        self.global_reads = reads if self.track else None
         try:
             for func, cls in funcs:
                 self.analyse_standalone(func, cls)
