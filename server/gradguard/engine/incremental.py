@@ -6,13 +6,16 @@ functions and classes of one top-level statement form a *unit*: its analysis sta
 final names and nothing else (``Interpreter.run_unit`` resets what an earlier unit could have left),
 so its result depends only on
 
-* its own statement (reused by identity: a statement kept from the previous tree has the same text
-  at the same lines),
-* the module's names it read (``Unit.reads``), and
-* facts of the whole file the engine reads by text (``Interpreter.file_facts``).
+* its own statement (reused by identity: a statement kept from the previous tree has the same text,
+  at the same lines or moved with every line after an edit that added or removed lines) and the
+  names that statement binds (a class is its bases' too),
+* the module's names it read (``Unit.reads``),
+* facts of the whole file the engine reads by text (``Interpreter.file_facts``), and
+* the other modules of the project module code ran (the same loaded versions).
 
-A unit is replayed when all three are unchanged; which module names an edit may have changed is
-decided here from the statements the edit replaced (``changed_names``), conservatively.
+A unit is replayed when all of these are unchanged; which module names an edit may have changed is
+decided here from the statements the edit replaced and what module code ran (``changed_names``),
+conservatively. Module code itself runs again on every edit.
 """
 
 from __future__ import annotations
