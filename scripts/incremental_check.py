@@ -90,7 +90,7 @@ def edit(source: str, rng: random.Random) -> str:
 DUMP = ""  # --dump DIR: the texts before and after each edit whose analyses differ
 
 
-def _dump(tree: ast.AST) -> str:
+def tree_dump(tree: ast.AST) -> str:
     return ast.dump(tree, include_attributes=True)
 
 
@@ -113,7 +113,7 @@ def check(
                     print(f"{name}: spliced a text that does not parse")
                     differences += 1
                 else:
-                    if _dump(spliced.tree) != _dump(whole):
+                    if tree_dump(spliced.tree) != tree_dump(whole):
                         print(f"{name}: spliced tree differs from the whole parse")
                         differences += 1
         start = time.perf_counter()

@@ -19,11 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "bench"))
 from gen_training_script import generate  # noqa: E402
-from incremental_check import check, edit  # noqa: E402
-
-
-def _dump(tree: ast.AST) -> str:
-    return ast.dump(tree, include_attributes=True)
+from incremental_check import check, edit, tree_dump  # noqa: E402
 
 
 def _spliced(old: str, new: str) -> incremental.Splice | None:
@@ -80,7 +76,7 @@ def test_the_spliced_tree_is_the_whole_parse(old: str, new: str) -> None:
     text = SCRIPT.replace(old, new)
     spliced = _spliced(SCRIPT, text)
     assert spliced is not None
-    assert _dump(spliced.tree) == _dump(ast.parse(text))
+    assert tree_dump(spliced.tree) == tree_dump(ast.parse(text))
 
 
 def test_statements_away_from_an_edit_are_the_old_ones() -> None:
@@ -111,7 +107,7 @@ def test_line_ends_are_the_tokenizers() -> None:
     old = "import torch\r\nx = 1\x0c\r\ny = torch.ones(1)\ry = y + 1\n"
     new = old.replace("x = 1", "x = 2")
     spliced = _spliced(old, new)
-    assert spliced is not None and _dump(spliced.tree) == _dump(ast.parse(new))
+    assert spliced is not None and tree_dump(spliced.tree) == tree_dump(ast.parse(new))
 
 
 def test_random_edits_splice_as_the_whole_parse() -> None:
@@ -129,7 +125,7 @@ def test_random_edits_splice_as_the_whole_parse() -> None:
                 continue  # the engine keeps no memo of a text that does not parse
             spliced = incremental.splice(text, tree, new)
             if spliced is not None:
-                assert _dump(spliced.tree) == _dump(ast.parse(new))
+                assert tree_dump(spliced.tree) == tree_dump(ast.parse(new))
                 checked += 1
             text = new
     assert checked > 300
@@ -258,7 +254,7 @@ def test_statements_after_added_lines_are_moved_not_reparsed(old: str, new: str)
     after = tree.body[3:]
     spliced = incremental.splice(SCRIPT, tree, text, shift_ok=True)
     assert spliced is not None and spliced.moved is not None
-    assert _dump(spliced.tree) == _dump(ast.parse(text))
+    assert tree_dump(spliced.tree) == tree_dump(ast.parse(text))
     assert all(id(s) in spliced.kept for s in after) and spliced.tree.body[-3:] == after
 
 
@@ -274,7 +270,7 @@ def test_random_edits_with_moves_splice_as_the_whole_parse() -> None:
                 break
             spliced = incremental.splice(source, tree, new, shift_ok=True)
             if spliced is not None:
-                assert _dump(spliced.tree) == _dump(ast.parse(new))
+                assert tree_dump(spliced.tree) == tree_dump(ast.parse(new))
                 checked += 1
             source = new
     assert checked > 200

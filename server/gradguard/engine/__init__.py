@@ -182,7 +182,8 @@ def analyze_tree(
     if remember and interp.replayable:
         last = plan.memo if plan is not None else last
         units, facts, calls, modules = interp.units, interp.file_facts(), interp.calls, interp.modules_run
+        replayed, idle, lines = interp.replayed, interp.idle, plan.lines if plan is not None else None
         memo = incremental.remember(
-            source, tree, units, facts, calls, modules, loader, last, interp.replayed, interp.idle
+            source, tree, units, facts, calls, modules, loader, last, replayed, idle, lines
         )
     return Analysis(reporter.results(), reporter, tree, memo)

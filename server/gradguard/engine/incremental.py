@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..record import field, record
 from .modules import LINE_BLOCK
+from .positions import first_line, split_lines
 
 if TYPE_CHECKING:
     from .report import UnitFacts
@@ -35,9 +36,6 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # By id of a top-level statement of module code: the lines of the functions it called (through any
 # depth) and the module names they read.
 Calls = dict[int, tuple[set[int], set[str]]]
-# Lines as the tokenizer counts them (str.splitlines also splits at form feeds and other marks).
-_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-_ODD_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 @record(slots=True)
@@ -85,6 +83,7 @@ class Replay:
     kept: frozenset[int]
     replaced: list[ast.stmt]
     moved: tuple[int, int, int] | None = None  # see Splice.moved
+    lines: list[str] | None = None  # the new text's lines (for the next splice)
     dirty: set[str] = field(default_factory=set)  # see settle
 
     def settle(self, facts: tuple[Any, ...], calls: Calls, modules: dict[int, int]) -> bool:
@@ -135,18 +134,7 @@ class Splice:
     # The edit added or removed lines and the statements after it moved: the first line it changed,
     # the first old line after it, and how many lines everything from there moved.
     moved: tuple[int, int, int] | None = None
-
-
-def _first_line(stmt: ast.stmt) -> int:
-    decorators = getattr(stmt, "decorator_list", None)
-    return min([stmt.lineno, *(d.lineno for d in decorators)]) if decorators else stmt.lineno
-
-
-def lines_of(source: str) -> list[str]:
-    """The lines of a text as the tokenizer counts them, ends kept."""
-    if _ODD_BREAKS.search(source) is None:
-        return source.splitlines(keepends=True)  # the same lines, several times faster
-    return _LINES.findall(source)
+    lines: list[str] | None = None  # the new text's lines
 
 
 def splice(
@@ -162,14 +150,14 @@ def splice(
     lines, the statements after it are reparsed too, or, with ``shift_ok``, moved: their nodes'
     lines changed in place (the old tree is then no longer the old text's)."""
     if old_lines is None:
-        old_lines = lines_of(old_source)
-    new_lines = lines_of(new_source)
+        old_lines = split_lines(old_source)
+    new_lines = split_lines(new_source)
     limit = min(len(old_lines), len(new_lines))
     prefix = 0
     while prefix < limit and old_lines[prefix] == new_lines[prefix]:
         prefix += 1
     if prefix == len(old_lines) == len(new_lines):
-        return Splice(old_tree, frozenset(id(s) for s in old_tree.body), [])
+        return Splice(old_tree, frozenset(id(s) for s in old_tree.body), [], None, new_lines)
     suffix = 0
     while (
         suffix < limit - prefix
@@ -184,23 +172,23 @@ def splice(
     # edit added may continue it), with every statement sharing its first line (`a = 1; b = 2`).
     start = 0
     for i, stmt in enumerate(body):
-        if _first_line(stmt) >= first_changed:
+        if first_line(stmt) >= first_changed:
             break
         start = i
-    while start > 0 and (body[start - 1].end_lineno or 0) >= _first_line(body[start]):
+    while start > 0 and (body[start - 1].end_lineno or 0) >= first_line(body[start]):
         start -= 1
     # It ends before the first statement after the change that starts a line of its own (moved by
     # the lines the edit added or removed), or, when those may not move, at the end.
     end = len(body)
     if delta == 0 or shift_ok:
         for j in range(start + 1, len(body)):
-            begins = _first_line(body[j])
+            begins = first_line(body[j])
             if begins > last_changed_old and (body[j - 1].end_lineno or 0) < begins:
                 end = j
                 break
-    region_first = _first_line(body[start]) if body and start < len(body) else 1
+    region_first = first_line(body[start]) if body and start < len(body) else 1
     region_first = min(region_first, first_changed)
-    region_last = _first_line(body[end]) - 1 + delta if end < len(body) else len(new_lines)
+    region_last = first_line(body[end]) - 1 + delta if end < len(body) else len(new_lines)
     text = "".join(new_lines[region_first - 1 : region_last])
     try:
         region = ast.parse("\n" * (region_first - 1) + text)
@@ -208,14 +196,14 @@ def splice(
         return None
     # A statement of the region whose lines read as before is the old one (the edit was next to it).
     old_by_line = {
-        (_first_line(st), st.end_lineno): st
+        (first_line(st), st.end_lineno): st
         for st in body[start:end]
         if delta == 0 or (st.end_lineno or st.lineno) < first_changed
     }
     middle = []
     for stmt in region.body:
-        old = old_by_line.get((_first_line(stmt), stmt.end_lineno))
-        first, last = _first_line(stmt), stmt.end_lineno or stmt.lineno
+        old = old_by_line.get((first_line(stmt), stmt.end_lineno))
+        first, last = first_line(stmt), stmt.end_lineno or stmt.lineno
         if old is not None and old_lines[first - 1 : last] == new_lines[first - 1 : last]:
             middle.append(old)
         else:
@@ -228,7 +216,7 @@ def splice(
         _move(body[end:], delta)
         moved = (first_changed, last_changed_old + 1, delta)
     tree = ast.Module(body=body[:start] + middle + body[end:], type_ignores=[])
-    return Splice(tree, frozenset(id(s) for s in kept), replaced, moved)
+    return Splice(tree, frozenset(id(s) for s in kept), replaced, moved, new_lines)
 
 
 # Fields that never hold a node with a position (names, operators, contexts, constants' kinds).
@@ -366,7 +354,7 @@ def _holds(stmts: list[ast.stmt], lines: set[int]) -> bool:
     if not lines:
         return False
     for stmt in stmts:
-        first, last = _first_line(stmt), stmt.end_lineno or stmt.lineno
+        first, last = first_line(stmt), stmt.end_lineno or stmt.lineno
         if any(first <= line <= last for line in lines):
             return True
     return False
@@ -380,13 +368,14 @@ def replay(memo: Memo | None, source: str, loader: object | None) -> tuple[ast.M
     if memo.epoch != memo.lineage[0]:
         return None  # spent: a later analysis moved the statements it shares
     if memo.lines is None:
-        memo.lines = lines_of(memo.source)
+        memo.lines = split_lines(memo.source)
     spliced = splice(memo.source, memo.tree, source, True, memo.lines)
     if spliced is None:
         return None
     if spliced.moved is not None:
         memo.lineage[0] += 1
-    return spliced.tree, Replay(memo, spliced.tree, spliced.kept, spliced.replaced, spliced.moved)
+    plan = Replay(memo, spliced.tree, spliced.kept, spliced.replaced, spliced.moved, spliced.lines)
+    return spliced.tree, plan
 
 
 def remember(
@@ -400,6 +389,7 @@ def remember(
     last: Memo | None,
     replayed: int,
     idle: set[int],
+    lines: list[str] | None = None,
 ) -> Memo:
     """The memo of this analysis for the next one (the per-statement names of the last one carried
     over for the statements still in the tree)."""
@@ -422,7 +412,7 @@ def remember(
         names,
         replayed,
         idle,
-        None,
+        lines,
         lineage,
         lineage[0],
     )

@@ -603,13 +603,10 @@ class Reporter:
             # where it is called): judged as one, as carried_state does within a unit.
             same = self.carried.setdefault(loop_and_call, [])
             for named, finding in entries:
-                if any(named <= earlier for earlier, _ in same):
+                if _covered(same, named):
                     dropped.add((finding.code, finding.span))
-                    continue
-                for earlier, found in same:
-                    if earlier < named and self.findings.get((found.code, found.span)) is found:
-                        del self.findings[(found.code, found.span)]
-                same.append((named, finding))
+                else:
+                    self.supersede(same, named, finding)
         for key, finding in facts.findings.items():
             if key not in dropped or finding.code != "GG104":
                 self.findings.setdefault(key, finding)
@@ -1269,11 +1266,17 @@ class Reporter:
             related.append(self.next_iteration_fails(run))
         same = self.carried.setdefault((id(loop.node), id(run.call)), [])
         named = frozenset(names)
-        if any(named <= earlier for earlier, _ in same):
+        if _covered(same, named):
             return  # another graph these names carry, already reported with them
         finding = self.add(
             "GG104", read if read is not None else run.call, fields, related, fixes, chain, variant
         )
+        self.supersede(same, named, finding)
+
+    def supersede(
+        self, same: list[tuple[frozenset[str], Finding]], named: frozenset[str], finding: Finding
+    ) -> None:
+        """``finding`` names more of one loop's carried state than earlier ones: it stands for them."""
         for earlier, found in same:
             if earlier < named and self.findings.get((found.code, found.span)) is found:
                 del self.findings[(found.code, found.span)]
@@ -1584,6 +1587,11 @@ class Reporter:
         from .training_loop import check_zero_grad
 
         check_zero_grad(self, loop, env, ev)
+
+
+def _covered(same: list[tuple[frozenset[str], Finding]], named: frozenset[str]) -> bool:
+    """Did a GG104 finding of the same loop and backward already name all of ``named``?"""
+    return any(named <= earlier for earlier, _ in same)
 
 
 def _last_assignment(block: list[ast.stmt], before: int, name: str) -> int | None:

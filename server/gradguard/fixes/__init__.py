@@ -12,6 +12,7 @@ import functools
 import gc
 import warnings
 
+from gradguard.engine.positions import first_line
 from gradguard.findings import Fix, FixRef, Span, TextEdit
 from gradguard.fixes.edits import apply_edits, diff_edits
 from gradguard.fixes.locate import Index
@@ -95,8 +96,7 @@ def _top_level(source: str) -> tuple[tuple[int, int], ...]:
             gc.enable()
     out = []
     for stmt in tree.body:
-        first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
-        out.append((first, stmt.end_lineno or stmt.lineno))
+        out.append((first_line(stmt), stmt.end_lineno or stmt.lineno))
     return tuple(out)
 
 

@@ -5,15 +5,8 @@ from __future__ import annotations
 import bisect
 import re
 
+from gradguard.engine.positions import split_lines
 from gradguard.findings import Span
-
-# Python's tokenizer ends lines at \r\n, \r or \n only (unlike str.splitlines).
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-
-
-def split_lines(text: str) -> list[str]:
-    """The lines of ``text``, each with its line ending."""
-    return _LINE.findall(text)
 
 
 def line_starts(text: str) -> list[int]:

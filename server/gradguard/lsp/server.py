@@ -645,10 +645,14 @@ class GradguardServer(LanguageServer):
         """The memo of the last good analysis of ``key`` (engine.incremental), if made in this
         session of the document and with the project as it is now: what an edit cannot have changed
         is replayed from it."""
-        previous = self.results.get(key)
-        good = previous.good if previous is not None and previous.good is not None else previous
+        good = self.last_good(key)
         stamp = (self.epochs.get(key, 0), self.deps.get(key, 0), self.generation)
         return good.memo if good is not None and good.memo_stamp == stamp else None
+
+    def last_good(self, key: str) -> Result | None:
+        """The last result of ``key`` whose text parsed (the last result, unless it kept one)."""
+        previous = self.results.get(key)
+        return previous.good if previous is not None and previous.good is not None else previous
 
     def opened(self, key: str) -> None:
         self.epochs[key] = self.epochs.get(key, 0) + 1
@@ -674,8 +678,7 @@ class GradguardServer(LanguageServer):
         stamp = (self.epochs.get(key, 0), snap.version, self.deps.get(key, 0))
         if self.analysed.get(key) == (stamp, generation):
             return
-        previous = self.results.get(key)
-        good = previous.good if previous is not None and previous.good is not None else previous
+        good = self.last_good(key)
         settings, editor = self.settings_for(snap), self.editor
         had_findings = good is not None and good.parsed and bool(good.findings)
         started = time.perf_counter()
