@@ -9,6 +9,7 @@ import pytest
 
 from gradguard.engine import analyze, inspect
 from gradguard.findings import Span
+from torch_runner import Snippet, run_snippets
 
 SEED = textwrap.dedent(
     """\
@@ -1249,3 +1250,285 @@ def test_a_grad_scaler_s_scaled_losses_keep_their_graphs() -> None:
 def test_a_grad_scaler_s_step_is_the_optimizer_s_step() -> None:
     # Without a clear, each `scaler.step(opt)` applies the gradients of every earlier iteration too.
     assert _codes_at(_AMP_LOOP.replace("        opt.zero_grad()\n", "")) == [("GG201", 12)]
+
+
+def test_a_string_key_on_a_value_taken_for_a_tensor_is_unknown() -> None:
+    # A detector from a model factory returns a list of dicts; the engine takes a module's output
+    # for a tensor, but no tensor takes a string key. Its integer labels never require grad.
+    source = """\
+        import torch
+        import torchvision
+
+        model = torchvision.models.detection.fasterrcnn_resnet50_fpn(weights=None)
+        model.eval()
+        outputs = model([torch.rand(3, 64, 64)])
+        pred_labels = outputs[0]["labels"].cpu().numpy()
+        scores = outputs[0]["scores"].detach().cpu().numpy()
+        """
+    assert _codes_at(source) == []
+    # A real tensor's graph is still seen through an index.
+    assert _codes_at(source.replace('outputs[0]["labels"]', "outputs[0][1]")) == [("GG110", 7)]
+
+
+_TWO_ARRAYS = """\
+    import torch
+    import torch.nn as nn
+
+    torch.manual_seed(0)
+    model = nn.Linear(3, 2)
+    criterion = nn.MSELoss(reduction="none")
+    pred = model(torch.randn(4, 3))
+    loss = criterion(pred, torch.randn(4, 2))
+    preds = pred.cpu().numpy()
+    losses = loss.cpu().numpy()
+    """
+
+
+def test_each_numpy_call_on_a_grad_tensor_is_reported_not_only_the_first() -> None:
+    # `.numpy()` raising ends the run, but its fix changes no autograd state: the next call is the
+    # one that raises once the first is fixed, so both are shown at once.
+    assert _codes_at(_TWO_ARRAYS) == [("GG110", 9), ("GG110", 10)]
+    fixed = textwrap.dedent(_TWO_ARRAYS).replace("pred.cpu().numpy()", "pred.detach().cpu().numpy()")
+    (first,) = run_snippets([Snippet(fixed)])
+    assert first.error is not None and first.error.startswith(
+        "RuntimeError: Can't call numpy() on Tensor that requires grad"
+    )
+    # A finding that ends the run still hides what follows it.
+    double = _TWO_ARRAYS.replace(
+        "    preds = pred.cpu().numpy()\n", "    loss.sum().backward()\n    loss.sum().backward()\n"
+    )
+    assert _codes_at(double) == [("GG102", 10)]
+
+
+def test_an_input_moved_along_its_own_gradient_is_a_step_even_with_a_graph() -> None:
+    # DeepFool's step `image + |f0 - f1| / |g|**2 * g` has a graph through the logits; it is still
+    # the input moved along its gradient, not a penalty that create_graph=True would train.
+    source = """\
+        import torch
+        import torch.nn as nn
+
+        torch.manual_seed(0)
+        model = nn.Linear(4, 3)
+        image = torch.rand(1, 4)
+        for _ in range(3):
+            image = image.detach().requires_grad_()
+            fs = model(image)[0]
+            (g,) = torch.autograd.grad(fs[0] - fs[1], image, retain_graph=True)
+            r = (fs[0] - fs[1]).abs() / g.norm() ** 2 * g
+            image = torch.clamp(image + r, 0, 1)
+            loss = model(image).pow(2).sum()
+            loss.backward()
+        """
+    assert _codes_at(source) == []
+    # Added to a loss instead, the same gradient is a penalty.
+    penalty = source.replace("image = torch.clamp(image + r, 0, 1)", "image = image + 0")
+    penalty = penalty.replace(
+        "loss = model(image).pow(2).sum()", "loss = model(image).pow(2).sum() + r.sum()"
+    )
+    assert _codes_at(penalty) == [("GG202", 10)]
+
+
+def test_an_attack_that_flags_its_moved_input_again_carries_its_graph() -> None:
+    source = """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3))
+
+
+        def pgd(x, y, steps):
+            x_adv = x.clone()
+            for _ in range(steps):
+                x_adv.requires_grad = True
+                loss = F.cross_entropy(model(x_adv), y)
+                grad = torch.autograd.grad(loss, x_adv)[0]
+                x_adv = x_adv + 0.01 * grad.sign()
+            return x_adv.detach()
+
+
+        adv = pgd(torch.rand(4, 8), torch.randint(0, 3, (4,)), 3)
+        """
+    found = analyze(textwrap.dedent(source))
+    assert [(f.code, f.span.line) for f in found] == [("GG104", 14)]
+    assert [r.span.line for r in found[0].related] == [11]
+    # Detached where it is kept, or flagged once before the loop: nothing to report.
+    assert _codes_at(source.replace("x_adv + 0.01", "x_adv.detach() + 0.01")) == []
+    assert _codes_at(source.replace("x_adv.requires_grad = True", "x_adv.requires_grad_()")) == []
+
+
+@pytest.mark.parametrize(
+    ("partner", "found"),
+    [
+        ("[8.0, 16.0]", True),
+        ("torch.tensor([8.0, 16.0])", True),
+        ("[8.0]", False),  # a shorter partner: zip stops early, and such a loop is not followed
+        ("get_strides()", False),  # a length not known
+    ],
+)
+def test_zip_of_layers_and_their_partners_follows_each_layer(partner: str, found: bool) -> None:
+    source = f"""\
+        import torch
+        import torch.nn as nn
+
+        heads = nn.ModuleList([nn.Linear(4, 2), nn.Linear(4, 2)])
+        partner = {partner}
+        for head, stride in zip(heads, partner):
+            head.bias += stride
+        """
+    assert _codes_at(source) == ([("GG108", 7)] if found else [])
+
+
+def test_a_view_of_a_parameter_is_still_a_leaf_s_view_but_a_reshape_may_copy() -> None:
+    source = """\
+        import torch
+        import torch.nn as nn
+
+        conv = nn.Conv2d(4, 6, 1)
+        b = conv.bias.view(3, -1)
+        b[:, 1] += 1.0
+        """
+    assert _codes_at(source) == [("GG108", 6)]
+    assert _codes_at(source.replace(".view(3, -1)", ".reshape(3, -1)")) == []
+    assert _codes_at(source.replace("conv.bias.view", "conv.bias.data.view")) == []
+
+
+def test_a_dataclass_list_field_made_by_its_default_factory_starts_empty() -> None:
+    # Log-probabilities stored under no_grad by a buffer's method, then concatenated for the loss.
+    source = """\
+        from dataclasses import dataclass, field
+        from typing import List
+
+        import torch
+        import torch.nn as nn
+
+
+        @dataclass
+        class Buffer:
+            logp: List[torch.Tensor] = field(default_factory=list)
+
+            def add(self, logp):
+                self.logp.append(logp)
+
+
+        model = nn.Linear(4, 2)
+        buffer = Buffer()
+        for _ in range(3):
+            with torch.no_grad():
+                logp = model(torch.randn(1, 4)).log_softmax(-1)[:, 0]
+            buffer.add(logp)
+        loss = -(torch.cat(buffer.logp) * 2.0).mean()
+        loss.backward()
+        """
+    assert _codes_at(source) == [("GG106", 23)]
+    (result,) = run_snippets([Snippet(textwrap.dedent(source))])
+    assert result.error is not None and result.error.startswith(
+        "RuntimeError: element 0 of tensors does not require grad"
+    )
+    # Stored with their graph, they train.
+    assert _codes_at(source.replace("with torch.no_grad():", "if True:")) == []
+
+
+def test_an_in_place_add_into_a_running_total_accumulates_like_plus_equals() -> None:
+    source = """\
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        total = torch.zeros(())
+        for step in range(5):
+            loss = model(torch.randn(8, 4)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total.add_(loss)
+        print(total.item())
+        """
+    assert (
+        _codes_at(source) == _codes_at(source.replace("total.add_(loss)", "total += loss")) == [("GG301", 12)]
+    )
+    assert _codes_at(source.replace("total.add_(loss)", "total.add_(loss.detach())")) == []
+    # Summed to be backpropagated once after the loop: consumed, not leaked.
+    once = """\
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 1)
+        total = torch.zeros(())
+        for step in range(5):
+            loss = model(torch.randn(8, 4)).pow(2).mean()
+            total.add_(loss)
+        total.backward()
+        """
+    assert _codes_at(once) == []
+
+
+def test_a_list_comprehension_over_an_accumulated_list_hands_it_on_when_returned() -> None:
+    # A beam-search decoder keeps each step's output, then backtracks over them in reverse and
+    # returns what it built: nothing outlives the call.
+    source = """\
+        import torch
+        import torch.nn as nn
+
+
+        class TopK(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rnn = nn.Linear(4, 4)
+
+            def forward(self, x, max_length=3):
+                stored_outputs = []
+                for _ in range(0, max_length):
+                    stored_outputs.append(self.rnn(x).log_softmax(-1))
+                return self._backtrack(stored_outputs, max_length)
+
+            def _backtrack(self, nw_output, max_length):
+                output = []
+                t = max_length - 1
+                while t >= 0:
+                    output.append(nw_output[t].index_select(0, torch.tensor([0])))
+                    t -= 1
+                return [step.view(1, -1) for step in reversed(output)]
+
+
+        model = TopK()
+        for _ in range(3):
+            out = model(torch.randn(2, 4))
+        """
+    assert _codes_at(source) == []
+    # Not returned, both lists keep every step's graph for nothing: reported again.
+    dropped = source.replace("return [step.view(1, -1) for step in reversed(output)]", "return None")
+    assert _codes_at(dropped) == [("GG301", 13), ("GG301", 20)]
+
+
+def test_a_stub_module_that_returns_its_input_cuts_nothing_to_blame() -> None:
+    # An exercise's `forward` still to be written returns its input: the backward raises, but not
+    # because `torch.from_numpy` cut a graph (there never was one), so no cause is claimed.
+    source = """\
+        import numpy as np
+        import torch
+        import torch.nn as nn
+
+
+        class Generator(nn.Module):
+            def __init__(self, z_size):
+                super().__init__()
+
+            def forward(self, x):
+                return x
+
+
+        G = Generator(8)
+        z = torch.from_numpy(np.random.uniform(-1, 1, size=(4, 8))).float()
+        g_loss = nn.functional.mse_loss(G(z), torch.ones(4, 8))
+        g_loss.backward()
+        """
+    # (Nor the labels' `torch.ones`: they never had a graph either.)
+    assert _codes_at(source) == []
+    # A forward that does cut the graph is still reported, with that cut as the cause.
+    cut = source.replace(
+        "                return x\n",
+        "                with torch.no_grad():\n                    return x * 2\n",
+    )
+    assert _codes_at(cut) == [("GG106", 18)]

@@ -135,6 +135,17 @@ class DiscardedDetach:
 
 
 @record(frozen=True, slots=True)
+class FlagOnNonLeaf:
+    """``x.requires_grad = ...`` on a tensor that certainly has a graph (not a leaf), which raises.
+    ``carried``: the statement that built it, when that was an earlier iteration of a loop of this
+    function (an attack's image moved along its gradient and not detached), else None."""
+
+    stmt: ast.stmt
+    target: ast.Attribute
+    carried: ast.stmt | None
+
+
+@record(frozen=True, slots=True)
 class LeafInplace:
     """An in-place change of a leaf tensor that requires grad while recording is certainly on.
     ``torch_name``: how the file names torch (for a ``with torch.no_grad():`` fix), if known."""
@@ -211,6 +222,7 @@ Observation = (
     | PenaltyBackward
     | NumpyOnGrad
     | DiscardedDetach
+    | FlagOnNonLeaf
     | LeafInplace
     | MultiviewInplace
     | SequentialHazard

@@ -7,12 +7,12 @@ from torch.autograd import grad
 
 def hessian(model, x, y, param):
     loss = nn.functional.mse_loss(model(x), y)
-    g, = grad(loss, param, create_graph=True)  # expect: GG103
+    g, = grad(loss, param, create_graph=True)
     rows = []
     for i in range(param.numel()):
         e_i = torch.zeros_like(g)
         e_i.view(-1)[i] = 1.0
-        row, = grad(g, param, grad_outputs=e_i)
+        row, = grad(g, param, grad_outputs=e_i)  # expect: GG101
         rows.append(row.reshape(-1))
     return torch.stack(rows)
 

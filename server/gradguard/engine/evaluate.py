@@ -627,6 +627,11 @@ class Evaluator:
             return Val(Grad.NONE, base.ty, item=item if item is not EMPTY else None, taints=base.taints)
         if base.ty in (Ty.LIST, Ty.TUPLE) and not isinstance(node.slice, ast.Slice):
             return self.one_element(base)
+        if base.is_tensor and _str_key(node.slice):
+            # No tensor takes a string key: this is a structure (a detector's list of dicts, a
+            # model output record) assumed to be a tensor, and which of its entries carry a graph
+            # (`out["boxes"]`) and which cannot (`out["labels"]`, integers) is not known.
+            return UNKNOWN
         if base.is_tensor:
             if base.requires_grad and self.mode() is GradMode.ON:
                 val = self.op_result(node, (base,), saves=False, shape=shp.index(base.shape, node.slice))
@@ -1078,6 +1083,10 @@ class Evaluator:
                 self.forget_grads(v.module.all_params_objs())
             if v.elts:
                 self.escape(list(v.elts), {})
+            if v.item is not None:
+                # What holds of every element (a list built by a comprehension over an accumulator,
+                # `[s.view(1, -1) for s in reversed(outputs)]`): handed on with the list.
+                self.escape([v.item], {})
 
     def const_kw(self, node: ast.Call, name: str) -> Any:
         for k in node.keywords:
@@ -1369,6 +1378,9 @@ class Evaluator:
         if name == "reversed" and args and args[0].ty in (Ty.LIST, Ty.TUPLE):
             item = elements(args[0])
             return Val(Grad.NONE, Ty.LIST, item=item if item is not EMPTY else None, taints=args[0].taints)
+        if name in ("list", "tuple") and not args and not node.keywords:
+            # `list()` (a dataclass's `field(default_factory=list)`): empty, as `[]` is.
+            return Val(Grad.NONE, Ty.LIST if name == "list" else Ty.TUPLE, elts=())
         if name in ("list", "tuple") and args and args[0].ty is Ty.PARAMS:
             return args[0]
         if name in ("list", "tuple") and args:
@@ -1952,6 +1964,23 @@ class Evaluator:
         frame = self.loops[-1]
         return frame if frame.scope is (self.frames[-1].func if self.frames else None) else None
 
+    def carried_from(self, val: Val) -> ast.stmt | None:
+        """The statement that built ``val``'s graph, when that was an earlier iteration of a loop of
+        the running function (state carried into this iteration), else None."""
+        scope = self.frames[-1].func if self.frames else None
+        loops = {id(f.node): f.iteration for f in self.loops if f.scope is scope}
+        sites = sorted(val.sites, key=lambda s: s.seq)
+        if val.root is not None:
+            sites.insert(0, val.root)
+        here = self.rep.scopes.get(id(self.stmt_stack[-1])) if self.stmt_stack else None
+        for site in sites:
+            if site.stmts and any(loops.get(loop, it) > it for loop, it in site.ipath):
+                # The statement of this function that made it (a helper's own line is not where
+                # the carried value is kept).
+                own = [s for s in site.stmts if self.rep.scopes.get(id(s)) == here]
+                return own[-1] if own else site.stmts[-1]
+        return None
+
     def later_iteration(self) -> bool:
         """Is this an iteration after the first of some enclosing loop?"""
         return any(f.iteration > 1 and not f.probe for f in self.loops)
@@ -2205,7 +2234,10 @@ class Evaluator:
             )
             and val.requires_grad
         ):
-            val = val.with_(obj=recv.obj)
+            # Always a view (`reshape` and `flatten` may copy): of a leaf, still a leaf's view, which
+            # an in-place write may not touch while recording (`p.bias.view(3, -1)[:, 4] += b`).
+            view = name not in ("reshape", "flatten") and not recv.via_data
+            val = val.with_(obj=recv.obj, leaf_view=view and (recv.grad is Grad.LEAF or recv.leaf_view))
         outputs = _TENSOR_OUTPUTS.get(name)
         if outputs is not None:
             # Several tensors, all from this one graph node (another object each: which of them
@@ -2787,6 +2819,14 @@ class Evaluator:
                 marker = self.new_site(node, False, tuple(args), frozenset(), inst, call_args)
                 marker.inner_from = first
                 marker.frozen = frozen_on_grad
+                if (
+                    inner.grad is Grad.NONE
+                    and inner.cause is not None
+                    and any(a.cause == inner.cause for a in args)
+                ):
+                    # Its input came back without a graph (a stub's `return x`): nothing was cut,
+                    # and what made the input (`torch.from_numpy(z)`) is no reason to tell.
+                    inner = inner.with_(cause=None)
                 return _add_site(inner, marker)
         shape = shp.module_shape(inst, x.shape)
         site = self.new_site(node, True, tuple(args), frozenset(saved), inst, call_args)
@@ -3309,6 +3349,13 @@ def _size_val(shape: shp.Shape) -> Val:
     )
 
 
+def _str_key(key: ast.expr) -> bool:
+    """Is this subscript a string constant (or a tuple holding one)?"""
+    if isinstance(key, ast.Tuple):
+        return any(_str_key(e) for e in key.elts)
+    return isinstance(key, ast.JoinedStr) or (isinstance(key, ast.Constant) and isinstance(key.value, str))
+
+
 def _basic_key(key: ast.expr) -> bool:
     """Basic indexing (ints, slices, None, ...), which gives a view; a tensor or list index copies."""
     parts = key.elts if isinstance(key, ast.Tuple) else [key]
@@ -3333,8 +3380,13 @@ def _best_cause(vals: tuple[Val, ...] | list[Val]) -> tuple[str, ast.AST] | None
     causes = [v.cause for v in vals if v.cause is not None]
     # A creation is said as the bare function (`torch.zeros`): one backticked word and nothing else.
     cuts = [c for c in causes if not (c[0].startswith("`torch.") and c[0].count("`") == 2)]
-    best = cuts or causes
-    return best[0] if best else None
+    if cuts:
+        return cuts[0]
+    # Only creations: they explain it when every tensor input is one of them. Beside a tensor without
+    # a graph for no known reason (a stub model's output), the labels' `torch.ones` is no reason.
+    if causes and not any(v.is_tensor and v.cause is None for v in vals):
+        return causes[0]
+    return None
 
 
 def _loss_none_shape(name: str, shape: shp.Shape | None) -> shp.Shape | None:
@@ -3629,11 +3681,13 @@ def _gradient_terms(op: ast.operator, left: Val, right: Val) -> tuple[Val, Val]:
     out = []
     for this, other in ((left, right), (right, left)):
         marked = [t for t in this.taints if t.kind in _GRADIENT_TAINTS]
-        if marked and this.grad is Grad.NONE and other.grad is not Grad.NONE:
+        if marked and other.grad is not Grad.NONE:
+            # A step whatever else went into it: DeepFool's `image + |f| / |w|**2 * w` has a graph
+            # through `f`, and is still the input moved along its own gradient.
             step = {t for t in marked if isinstance(t.key, frozenset) and other.obj in t.key and other.obj}
             if step:
                 this = this.with_(taints=this.taints - step)
-            elif this.shape == ():
+            elif this.grad is Grad.NONE and this.shape == ():
                 promoted = {Taint("grad-no-graph", t.node) for t in marked if t.kind == "param-grad"}
                 this = this.with_(taints=this.taints | promoted)
         out.append(this)

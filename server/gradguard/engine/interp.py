@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
+from .. import observations as obs
 from ..record import field, record, replace
 from . import torchapi as api
 from .classes import (
@@ -633,6 +634,21 @@ class Interpreter(Evaluator):
         method(self, node)
 
     def s_Expr(self, node: ast.Expr) -> None:
+        call = node.value
+        if (  # `total.add_(loss)`: the in-place spelling of `total += loss`
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "add_"
+            and isinstance(call.func.value, ast.Name)
+            and len(call.args) == 1
+            and isinstance(call.args[0], ast.Name | ast.Attribute)
+            and not call.keywords
+        ):
+            cur = self.peek(call.func.value)
+            self.expr(call)
+            if cur.is_tensor:
+                self.check_accumulate(node, call.func.value.id, call.args[0], self.peek(call.args[0]), cur)
+            return
         self.expr(node.value)
 
     def s_Assign(self, node: ast.Assign) -> None:
@@ -1286,6 +1302,34 @@ class Interpreter(Evaluator):
                     Val(Grad.NONE, Ty.TUPLE, elts=(Val(Grad.NONE, Ty.NUMBER, lit=(k,)), e))
                     for k, e in enumerate(inner)
                 )
+            if node.func.id == "zip" and node.args and not any(isinstance(a, ast.Starred) for a in node.args):
+                # `zip(self.heads, strides)`: the layers, each with its partner, when every other
+                # sequence certainly lasts as long (else the loop may stop before a layer).
+                layers = self.module_sequence(self.peek(node.args[0]), node.args[0])
+                if layers is None:
+                    return None
+                columns: list[tuple[Val, ...]] = [layers]
+                for arg in node.args[1:]:
+                    literal = isinstance(arg, ast.List | ast.Tuple) and all(
+                        isinstance(e, ast.Constant) for e in arg.elts
+                    )
+                    other = self.expr(arg) if literal else self.peek(arg)  # constants evaluate freely
+                    if (
+                        other.ty in (Ty.LIST, Ty.TUPLE)
+                        and other.elts is not None
+                        and len(other.elts) >= len(layers)
+                    ):
+                        columns.append(other.elts[: len(layers)])
+                    elif (
+                        other.is_tensor
+                        and other.shape
+                        and other.shape[0] is not None
+                        and other.shape[0] >= len(layers)
+                    ):
+                        columns.append((self.iter_element(other, arg),) * len(layers))
+                    else:
+                        return None
+                return tuple(Val(Grad.NONE, Ty.TUPLE, elts=row) for row in zip(*columns, strict=False))
             return None
         if it.ty in (Ty.LIST, Ty.TUPLE) and it.elts and all(e.ty is Ty.MODULE and e.module for e in it.elts):
             # A slice or list of layers (`self.layers[:-1]`): one iteration per layer, as for the
@@ -1502,6 +1546,11 @@ class Interpreter(Evaluator):
                 self.forget_grads()  # `p.grad = None`: cleared by hand
             if target.attr == "requires_grad":
                 base = self.peek(target.value)
+                if base.grad is Grad.GRAPH and base.ty is Ty.TENSOR:
+                    # Only a leaf's flag can change: torch raises "you can only change
+                    # requires_grad flags of leaf variables".
+                    self.rep.publish(obs.FlagOnNonLeaf(stmt, target, self.carried_from(base)))
+                    return
                 flag = target_const(stmt)
                 if flag is None and val.ty is Ty.NUMBER:
                     flag = val.truth  # a flag passed in: `def set_requires_grad(net, flag)`

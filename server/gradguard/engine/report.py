@@ -105,6 +105,11 @@ _FREEZES = re.compile(r"requires_grad\s*=\s*False|requires_grad_\(\s*False")
 _RAISING = frozenset(
     {"GG101", "GG102", "GG103", "GG104", "GG105", "GG106", "GG107", "GG108", "GG109", "GG110", "GG111"}
 )
+# Of those, the ones whose fix changes no autograd state: `.numpy()` on a tensor that requires grad
+# raises, and its fix (`.detach().cpu().numpy()`) gives the same array. The path goes on as the
+# fixed program's would, so the next such call (`loss.numpy()` on the line after `pred.numpy()`) is
+# reported too, instead of surfacing only once the first is fixed.
+_LOCAL_RAISE = frozenset({"GG110"})
 
 
 @record(frozen=True, slots=True)
@@ -430,7 +435,8 @@ class Reporter:
         where = span
         finding = Finding(code, message, where, tuple(related or ()), tuple(fixes or ()), chain)
         if code in _RAISING:
-            self.raised = True  # the program stops here: nothing after it runs on this path
+            if code not in _LOCAL_RAISE:
+                self.raised = True  # the program stops here: nothing after it runs on this path
             if self.catching:
                 return finding  # the program catches that error itself (a tutorial showing it)
         self.findings.setdefault((code, where), finding)
@@ -1056,8 +1062,6 @@ class Reporter:
             and not self.steps_around(loop)
             and _leaves_weights_alone(loop.node)
         )
-        if repeats:
-            fixes.insert(0, self.retain_fix("GG103", run))
         related = [
             built,
             freed,
@@ -1065,15 +1069,16 @@ class Reporter:
         ]
         if binder is not None and read is not None:
             related.insert(1, Related(self.span(read), f"read in the loop here: {name}", "reused"))
-        self.add(
-            "GG103",
-            anchor,
-            {"name": name, "built_line": bind_line, "backward_line": run.call.lineno},
-            related,
-            fixes,
-            chain,
-            variant="repeated" if repeats else None,
-        )
+        fields = {"name": name, "built_line": bind_line, "backward_line": run.call.lineno}
+        if repeats:
+            # Nothing is stale: the passes are meant and only the backward lacks retain_graph=True.
+            # That backward is the statement to change, and the bug a plain second backward (GG101).
+            fixes = [self.retain_fix("GG101", run)]
+            if move:
+                fixes.append(self.fix("GG101", "move-into-loop", "move-into-loop", **move))
+            self.add("GG101", run.call, fields, related, fixes, chain, variant="repeated")
+            return
+        self.add("GG103", anchor, fields, related, fixes, chain)
 
     def build_statement(self, site: Site, loop: LoopFrame, name: str) -> ast.stmt | None:
         """The innermost statement that built the value ``name`` held when the loop began (in a

@@ -7,6 +7,14 @@ earlier backward already walked without `retain_graph=True`. The typical
 shapes are the same loss backpropagated twice, and `autograd.grad(loss, w)`
 followed by `loss.backward()`.
 
+It also finds a loop that backpropagates one forward pass several times on
+purpose (a saliency map per class, the rows of a Hessian, Hessian-vector
+products in a power iteration): each pass's gradients are used and nothing in
+the loop changes the weights, so the value built before the loop is not
+stale; only the backward in the loop lacks `retain_graph=True`. The squiggle
+is on that backward. (When the loop trains, the value built before it is
+stale, and GG103 reports it instead.)
+
 ## Why is this bad
 
 A backward pass frees the intermediate values each graph node saved for it
@@ -71,6 +79,15 @@ RULE = Rule(
         "`{loss}` is backpropagated again, but the backward on line {first_line} already freed its "
         "graph, so this backward raises; backpropagate once, or pass `retain_graph=True` to the first"
     ),
+    variants={
+        # Passes over one graph built before the loop, meant: the loop changes no weights.
+        "repeated": (
+            "`{name}` was computed on line {built_line}, before the loop, and this backward frees its "
+            "graph in the first iteration, so the second iteration's backward raises; nothing in this "
+            "loop changes the weights, so pass `retain_graph=True` here (the graph stays in memory "
+            "until the loop ends), or compute `{name}` inside the loop"
+        ),
+    },
     fixes={
         "remove-second-backward": (
             "Remove the second backward",
@@ -80,6 +97,10 @@ RULE = Rule(
             "Pass retain_graph=True to the earlier backward",
             "Every saved buffer stays alive until the graph is dropped (more peak memory), "
             "and both passes add into .grad.",
+        ),
+        "move-into-loop": (
+            "Move the computation into the loop",
+            "The moved statements re-run every iteration (time); each pass gets a graph of its own.",
         ),
     },
     safety={
@@ -93,6 +114,11 @@ RULE = Rule(
             "Both passes now run and both add into `.grad`; right only when two passes are really"
             " wanted and no step changes the weights between them, and every saved tensor stays "
             "in memory until the second.",
+        ),
+        "move-into-loop": (
+            UNSAFE,
+            "The moved statements now run every iteration: more time, and any randomness in them "
+            "(dropout, sampling) is drawn again for each pass.",
         ),
     },
 )
@@ -210,6 +236,26 @@ doubled.backward()
 doubled.backward()
 """,
         line=6,
+        error="RuntimeError: Trying to backward through the graph a second time",
+    ),
+    # A saliency value per class from one forward pass: the passes are meant and nothing changes
+    # the weights, so retain_graph=True is the preferred repair.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+x = torch.randn(5, 4)
+logits = model(x)
+saliency = []
+for c in range(3):
+    model.zero_grad()
+    logits[:, c].sum().backward()
+    saliency.append(model[0].weight.grad.abs().sum().item())
+""",
+        line=11,
         error="RuntimeError: Trying to backward through the graph a second time",
     ),
 ]

@@ -58,17 +58,16 @@ five steps, and with fixed data every iteration gets exactly the same gradient.
 Unless the passes are the point: a loop that backpropagates one forward pass
 several times, uses each pass's gradients (reads `.grad`, or calls
 `torch.autograd.grad`) and changes no weights (a saliency map per class, the
-rows of a Hessian). There nothing goes stale, and `retain_graph=True` on the backward in
-the loop is the cheaper repair; the message says so and offers it first. Its
-cost is that the graph built before the loop, and everything it saved, stays in
-memory until the loop ends. gradguard offers it only when no step or in-place
-change runs in the loop, in its own text or in the functions it calls.
+rows of a Hessian). There nothing goes stale, and the fix is `retain_graph=True`
+on the backward in the loop: GG101 reports that loop, on that backward.
 
 ## When it does not fire
 
 - The forward is recomputed inside the loop.
 - The pre-loop value was computed under `torch.no_grad()` or detached.
 - The pre-loop value does not require grad at all (masks, constants).
+- Nothing in the loop changes the weights and each pass's gradients are used:
+  the passes are meant, and GG101 asks for `retain_graph=True` instead.
 """  # noqa: E501 (torch's error messages are quoted verbatim)
 
 from __future__ import annotations
@@ -84,21 +83,7 @@ RULE = Rule(
         "{backward_line} frees its graph in the first iteration, so the second iteration's backward "
         "raises; compute `{name}` inside the loop"
     ),
-    variants={
-        # Nothing in the loop changes weights: several passes over one graph are meant.
-        "repeated": (
-            "`{name}` was computed on line {built_line}, before the loop; the backward on line "
-            "{backward_line} frees its graph in the first iteration, so the second iteration's backward "
-            "raises; nothing in this loop changes the weights, so pass `retain_graph=True` to that "
-            "backward (the graph stays in memory until the loop ends), or compute `{name}` inside the loop"
-        ),
-    },
     fixes={
-        "retain-graph": (
-            "Pass retain_graph=True to the backward in the loop",
-            "The graph built before the loop stays in memory until the last iteration's backward; "
-            "every pass walks that same graph (meant when nothing updates the weights in the loop).",
-        ),
         "move-into-loop": (
             "Move the computation into the loop",
             "The moved statements re-run every iteration (time), but each iteration gets a fresh "
@@ -106,10 +91,6 @@ RULE = Rule(
         ),
     },
     safety={
-        "retain-graph": (
-            UNSAFE,
-            "The graph built before the loop, and everything it saved, stays in memory until the loop ends.",
-        ),
         "move-into-loop": (
             UNSAFE,
             "The moved statements now run every iteration: the value follows the updated weights "
@@ -236,26 +217,6 @@ for epoch in range(3):
     opt.step()
 """,
         line=11,
-        error="RuntimeError: Trying to backward through the graph a second time",
-    ),
-    # A saliency value per class from one forward pass: the passes are meant and nothing changes
-    # the weights, so retain_graph=True is the preferred repair.
-    Invalid(
-        """\
-import torch
-import torch.nn as nn
-
-torch.manual_seed(0)
-model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
-x = torch.randn(5, 4)
-logits = model(x)
-saliency = []
-for c in range(3):
-    model.zero_grad()
-    logits[:, c].sum().backward()
-    saliency.append(model[0].weight.grad.abs().sum().item())
-""",
-        line=7,
         error="RuntimeError: Trying to backward through the graph a second time",
     ),
 ]

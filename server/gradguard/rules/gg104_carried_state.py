@@ -10,6 +10,11 @@ kept graph no longer raises by itself (GG302 says what that hides), but an
 optimizer step in the loop changes weights it saved, and the next backward
 raises after all: that is reported here too.
 
+The same carried graph breaks an attack loop (PGD, DeepFool) that moves an
+input along its gradient and sets `x.requires_grad = True` again in the next
+iteration: the moved input is no longer a leaf. The squiggle is then on the
+statement that keeps the moved value, where `.detach()` belongs.
+
 ## Why is this bad
 
 Iteration *n*'s state is the output of iteration *n - 1*'s graph. Iteration
@@ -18,6 +23,12 @@ them through the carried state, and torch 2.13 raises:
 
 ```text
 RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.
+```
+
+In the attack loop the flag raises first:
+
+```text
+RuntimeError: you can only change requires_grad flags of leaf variables.
 ```
 
 ## Example
@@ -66,6 +77,10 @@ computation has been modified by an inplace operation").
 
 from __future__ import annotations
 
+import ast
+
+from ..findings import Related
+from ..observations import Context, FlagOnNonLeaf
 from .base import UNSAFE, Invalid, Rule, Valid
 
 RULE = Rule(
@@ -96,6 +111,12 @@ RULE = Rule(
             "that graph, but the step on line {step_line} changes weights it saved, so the next "
             "iteration's backward raises; detach `{name}` at the start of each iteration"
         ),
+        # An attack's image moved along its gradient, then flagged again in the next iteration.
+        "flag": (
+            "`{name}` carries its graph from one iteration into the next: it is no longer a leaf "
+            "tensor when line {flag_line} sets its `requires_grad` again, which raises; detach it "
+            "here, where it is carried"
+        ),
         "several-stepped": (
             "{names} carry their graph from one iteration into the next: retain_graph=True keeps "
             "that graph, but the step on line {step_line} changes weights it saved, so the next "
@@ -108,12 +129,22 @@ RULE = Rule(
             "Gradients stop at the iteration boundary (truncated BPTT); memory and time per step "
             "stay constant.",
         ),
+        "detach-kept": (
+            "Detach the value where it is carried into the next iteration",
+            "The next iteration starts from a leaf tensor; nothing backpropagates into the earlier "
+            "iterations' graph, which the flag would have refused anyway.",
+        ),
     },
     safety={
         "detach-carried": (
             UNSAFE,
             "Gradients stop at the iteration boundary (truncated backpropagation through time): "
             "earlier iterations no longer receive gradient from later losses.",
+        ),
+        "detach-kept": (
+            UNSAFE,
+            "Gradients stop at the iteration boundary: a later loss no longer reaches the "
+            "computation that produced the carried value.",
         ),
     },
 )
@@ -195,6 +226,25 @@ loss = h.pow(2).sum()
 opt.zero_grad()
 loss.backward()
 opt.step()
+"""
+    ),
+    # The same attack done right: each step starts from a detached image.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3))
+x = torch.rand(4, 8)
+y = torch.randint(0, 3, (4,))
+x_adv = x.clone()
+for _ in range(3):
+    x_adv.requires_grad = True
+    loss = F.cross_entropy(model(x_adv), y)
+    grad = torch.autograd.grad(loss, x_adv)[0]
+    x_adv = torch.clamp(x_adv.detach() + 0.01 * grad.sign(), 0, 1)
 """
     ),
 ]
@@ -288,4 +338,43 @@ for step in range(3):
         line=10,
         error="RuntimeError: Trying to backward through the graph a second time",
     ),
+    # A PGD attack moves its image along the gradient without detaching it: the next iteration's
+    # `requires_grad = True` meets a tensor with a graph.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3))
+x = torch.rand(4, 8)
+y = torch.randint(0, 3, (4,))
+x_adv = x.clone()
+for _ in range(3):
+    x_adv.requires_grad = True
+    loss = F.cross_entropy(model(x_adv), y)
+    grad = torch.autograd.grad(loss, x_adv)[0]
+    x_adv = torch.clamp(x_adv + 0.01 * grad.sign(), 0, 1)
+""",
+        line=14,
+        error="RuntimeError: you can only change requires_grad flags of leaf variables",
+    ),
 ]
+
+
+def check_flag(ctx: Context, seen: FlagOnNonLeaf) -> None:
+    """Setting `requires_grad` of a value the previous iteration built raises: the cause is where
+    that value is kept for the next iteration, the fix a `.detach()` there."""
+    kept = seen.carried
+    if kept is None:
+        return  # not carried by a loop: another story, not told by this rule
+    name = ctx.text(seen.target.value)
+    related = [Related(ctx.span(seen.stmt), "raises here in the next iteration", "reused")]
+    fixes = []
+    if isinstance(kept, ast.Assign) and len(kept.targets) == 1 and ctx.text(kept.targets[0]) == name:
+        fixes.append(ctx.fix("GG104", "detach-kept", "append", expr=ctx.span(kept.value), suffix=".detach()"))
+    ctx.add("GG104", kept, {"name": name, "flag_line": seen.stmt.lineno}, related, fixes, variant="flag")
+
+
+CHECKS = {FlagOnNonLeaf: check_flag}

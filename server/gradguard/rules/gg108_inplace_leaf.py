@@ -178,6 +178,22 @@ loss.backward()
         error="RuntimeError: a view of a leaf Variable that requires grad is being used in an "
         "in-place operation.",
     ),
+    # A detection head's bias prior, set through a `.view()` of each layer's bias, layer by layer.
+    Invalid(
+        """\
+import math
+import torch
+import torch.nn as nn
+
+heads = nn.ModuleList([nn.Conv2d(16, 24, 1), nn.Conv2d(32, 24, 1)])
+for head, stride in zip(heads, [8.0, 16.0]):
+    b = head.bias.view(3, -1)
+    b[:, 4] += math.log(8 / (640 / stride) ** 2)
+""",
+        line=8,
+        error="RuntimeError: a view of a leaf Variable that requires grad is being used in an "
+        "in-place operation.",
+    ),
 ]
 
 
