@@ -1532,3 +1532,43 @@ def test_a_stub_module_that_returns_its_input_cuts_nothing_to_blame() -> None:
         "                with torch.no_grad():\n                    return x * 2\n",
     )
     assert _codes_at(cut) == [("GG106", 18)]
+
+
+_TWO_DISCRIMINATORS = """\
+    import torch
+    import torch.nn as nn
+
+    torch.manual_seed(0)
+    G_xy = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 4))
+    G_yx = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 4))
+    D_x, D_y = nn.Linear(4, 1), nn.Linear(4, 1)
+    opt_g = torch.optim.Adam([*G_xy.parameters(), *G_yx.parameters()])
+    opt_d = torch.optim.Adam([*D_x.parameters(), *D_y.parameters()])
+    for step in range(2):
+        real_x, real_y = torch.randn(8, 4), torch.randn(8, 4)
+        opt_g.zero_grad()
+        fake_y, fake_x = G_xy(real_x), G_yx(real_y)
+        (D_x(fake_y).mean() + D_y(fake_x).mean()).backward(retain_graph=True)
+        opt_g.step()
+        opt_d.zero_grad()
+        (D_x(real_y).mean() - D_x(fake_y).mean()).backward()
+        opt_d.step()
+        opt_d.zero_grad()
+        (D_y(real_x).mean() - D_y(fake_x).mean()).backward()
+        opt_d.step()
+    """
+
+
+def test_a_second_discriminator_update_with_the_same_bug_is_reported_too() -> None:
+    # Each discriminator's backward reaches the generator the G step changed: the first raises, and
+    # once its fake is detached, the second does.
+    (result,) = run_snippets([Snippet(textwrap.dedent(_TWO_DISCRIMINATORS))])
+    assert result.error is not None and "modified by an inplace operation" in result.error
+    assert _codes_at(_TWO_DISCRIMINATORS) == [("GG105", 17), ("GG105", 20)]
+    first_fixed = textwrap.dedent(_TWO_DISCRIMINATORS).replace("D_x(fake_y)", "D_x(fake_y.detach())", 2)
+    first_fixed = first_fixed.replace(
+        "(D_x(fake_y.detach()).mean() + D_y", "(D_x(fake_y).mean() + D_y"
+    )  # the generator's own loss keeps its graph
+    (result,) = run_snippets([Snippet(first_fixed)])
+    assert result.error is not None and "modified by an inplace operation" in result.error
+    assert _codes_at(first_fixed) == [("GG105", 20)]

@@ -3274,6 +3274,13 @@ class Evaluator:
                     break
         for taint in _penalties(val):
             self.rep.publish(obs.PenaltyBackward(run, taint))
+        if self.rep.raised and self.rep.raised_code in _FIXED_IN_PLACE:
+            # The fix of that bug is a detach in the discriminator's input or a step moved after
+            # this backward: the program then goes on, so a second such bug further down (the other
+            # discriminator's update) is shown too. This pass is taken to change nothing: it frees
+            # and adds nothing, so nothing after it can be blamed on it.
+            self.rep.raised = False
+            return
         if kind == "backward":
             self.grads_added(val)
         # Free what this pass traversed.
@@ -4102,6 +4109,11 @@ def _on_path(site: Site, leaves: frozenset[object], memo: dict[int, bool]) -> bo
             break
     memo[key] = found
     return found
+
+
+# Raising findings at a backward whose fix leaves the rest of the program as it is: GG105 (detach the
+# fake where the discriminator takes it) and GG111 (the step after the last backward).
+_FIXED_IN_PLACE = frozenset({"GG105", "GG111"})
 
 
 def _penalties(val: Val) -> list[Taint]:

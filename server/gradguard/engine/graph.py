@@ -153,6 +153,11 @@ def build(rep: Reporter, tree: ast.Module, line: int) -> AutogradGraph | None:
         ((c, g) for c, g in groups if any(r.reached or r.changed for r in g)),
         groups[0],
     )
+    # The program stops at a pass that raises: later ones (the analysis goes on past some, to
+    # find a second bug) are not part of its story.
+    first_raise = next((i for i, r in enumerate(chosen) if r.reached or r.changed), None)
+    if first_raise is not None:
+        chosen = chosen[: first_raise + 1]
     return _Builder(rep, tree, chosen, context, inner).graph()
 
 

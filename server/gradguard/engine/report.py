@@ -216,6 +216,7 @@ class Reporter:
         self.cell_names: dict[str, str] = {}  # heap cell -> how the code names it (`self.hidden`)
         self.cell_reads: dict[str, list[tuple[Val, IPath]]] = {}  # heap cell -> values read in loops
         self.raised = False  # a finding of an error torch raises was just made (the path ends)
+        self.raised_code = ""  # the code of that finding
         # GG201 found through `.grad` (see finish): the backward's span -> (step, backward statement)
         self.pending_steps: dict[Span, tuple[ast.Call, ast.AST]] = {}
         # GG302 in a loop with no optimizer step seen yet (see masked): kept until the end.
@@ -437,6 +438,7 @@ class Reporter:
         if code in _RAISING:
             if code not in _LOCAL_RAISE:
                 self.raised = True  # the program stops here: nothing after it runs on this path
+                self.raised_code = code
             if self.catching:
                 return finding  # the program catches that error itself (a tutorial showing it)
         self.findings.setdefault((code, where), finding)
