@@ -1572,3 +1572,18 @@ def test_a_second_discriminator_update_with_the_same_bug_is_reported_too() -> No
     (result,) = run_snippets([Snippet(first_fixed)])
     assert result.error is not None and "modified by an inplace operation" in result.error
     assert _codes_at(first_fixed) == [("GG105", 20)]
+
+
+@pytest.mark.parametrize("header", ["range(10**30)", "range(1, 5, 0)", "range(100000000000000000000000)"])
+def test_a_range_python_cannot_measure_is_just_unknown(header: str) -> None:
+    # `len(range(...))` raises there (OverflowError, ValueError); the analysis must go on.
+    source = f"""\
+        import torch
+        for i in {header}:
+            pass
+        w = torch.ones(2, requires_grad=True)
+        loss = (w * 2).sum()
+        loss.backward()
+        loss.backward()
+        """
+    assert _codes_at(source) == [("GG101", 7)]

@@ -1226,7 +1226,7 @@ class Interpreter(Evaluator):
         known = [self.literal_int(a) for a in it.args]
         if any(k is None for k in known) or (len(known) == 3 and not known[2]):
             return None
-        return len(range(*[k for k in known if k is not None]))
+        return _range_len([k for k in known if k is not None])
 
     def counter(self, it: ast.expr) -> tuple[int, int, bool] | None:
         """(first number, stride, paired with an element) of `range(...)` or `enumerate(...)` when
@@ -2115,9 +2115,17 @@ def _literal_trips(it: ast.expr) -> int | None:
         and not it.keywords
     ):
         values = [int(a.value) for a in it.args if isinstance(a, ast.Constant) and isinstance(a.value, int)]
-        n = len(range(*values)) if len(values) <= 3 else 2
-        return n if n < 2 else None
+        n = _range_len(values) if len(values) <= 3 else 2
+        return n if n is not None and n < 2 else None
     return None
+
+
+def _range_len(values: list[int]) -> int | None:
+    """``len(range(*values))``; None where Python raises (a zero step, more items than fit)."""
+    try:
+        return len(range(*values))
+    except (ValueError, OverflowError):
+        return None
 
 
 def _function_defs(
