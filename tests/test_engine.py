@@ -1587,3 +1587,81 @@ def test_a_range_python_cannot_measure_is_just_unknown(header: str) -> None:
         loss.backward()
         """
     assert _codes_at(source) == [("GG101", 7)]
+
+
+_ROLLOUT = """\
+    from dataclasses import dataclass
+
+    import torch
+    import torch.nn as nn
+
+
+    @dataclass
+    class State:
+        pos: torch.Tensor
+        vel: torch.Tensor
+
+
+    class Trainer:
+        def __init__(self):
+            self.model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 3))
+            self.opt = torch.optim.Adam(self.model.parameters())
+            self.state = State(torch.randn(4, 3), torch.zeros(4, 3))
+
+        def step(self, state):
+            vel = state.vel + 0.1 * self.model(state.pos)
+            return State(state.pos + 0.1 * vel, vel)
+
+        def train_window(self):
+            new_state = self.step(self.step(self.state))
+            loss = new_state.pos.pow(2).mean()
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+            self.state = new_state
+
+
+    trainer = Trainer()
+    for window in range(3):
+        trainer.train_window()
+    """
+
+
+def test_a_record_kept_on_the_object_for_the_next_iteration_is_where_to_detach() -> None:
+    # The rollout's state is a new record each window; the statement that keeps it for the next
+    # window (not a line of the step function, where a detach would cut the window's own BPTT).
+    (result,) = run_snippets([Snippet(textwrap.dedent(_ROLLOUT))])
+    assert result.error is not None and result.error.startswith("RuntimeError: Trying to backward")
+    assert _codes_at(_ROLLOUT) == [("GG104", 29)]
+
+
+def test_a_meter_summing_losses_in_a_loop_without_backward_keeps_their_graphs() -> None:
+    # A validation pass without no_grad: nothing backpropagates, but the meter keeps every batch's
+    # graph (the loop is followed a second time to see the sum still there).
+    source = """\
+        import torch
+        import torch.nn as nn
+
+
+        class Meter:
+            def __init__(self):
+                self.total = 0.0
+
+            def add(self, v):
+                self.total = self.total + v
+
+
+        model = nn.Linear(4, 1)
+        meter = Meter()
+        for batch in range(5):
+            loss = model(torch.randn(8, 4)).pow(2).mean()
+            meter.add(loss)
+        print(meter.total)
+        """
+    assert _codes_at(source) == [("GG301", 17)]
+    assert _codes_at(source.replace("meter.add(loss)", "meter.add(loss.item())")) == []
+    # Reset every iteration: nothing is kept.
+    reset = textwrap.dedent(source).replace(
+        "    meter.add(loss)\n", "    meter.total = 0.0\n    meter.add(loss)\n"
+    )
+    assert _codes_at(reset) == []

@@ -1381,7 +1381,7 @@ class Interpreter(Evaluator):
                 it += 1
                 if self.st is None:
                     break
-                if it == 2 and may_probe and not seen_backward:
+                if it == 2 and may_probe and not seen_backward and not frame.accumulates:
                     frame.probe = True
                 frame.iteration = it
                 frame.starts[it] = dict(self.st.env)
@@ -1396,7 +1396,7 @@ class Interpreter(Evaluator):
                     # A backward ran (`self.step_fn(batch)` holding the training step): the
                     # second iteration meets what it freed, as for a loop whose text shows one.
                     seen_backward = len(self.rep.backward_runs) > backwards_before
-                    if seen_backward or frame.changed_inplace:
+                    if seen_backward or frame.changed_inplace or frame.accumulates:
                         iterations = 2
         finally:
             self.loops.pop()
@@ -1708,6 +1708,8 @@ class Interpreter(Evaluator):
             self.accumulate_in_object(stmt, target, value_node, value, key, self.dead_graph(value))
         if self.peek(target).grad is Grad.GRAPH:
             self.add_taints(target, acc_taints(stmt, key), stmt)
+            if self.loops[-1].iteration == 1:
+                self.loops[-1].accumulates = True
 
     def check_running_update(self, stmt: ast.Assign, target: ast.expr, before: Val, after: Val) -> None:
         """``avg = 0.9 * avg + 0.1 * loss`` (also on ``self._value``): a running value built on its

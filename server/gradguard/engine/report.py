@@ -1306,7 +1306,7 @@ class Reporter:
             [built, freed, reused],
             [],
             chain,
-            variant="stored" if whole.ty in (Ty.DICT, Ty.LIST) else None,
+            variant="stored" if whole.ty in (Ty.DICT, Ty.LIST, Ty.OTHER) else None,  # a record too
         )
 
     def carrying_cell(
@@ -1314,6 +1314,7 @@ class Reporter:
     ) -> tuple[str, ast.stmt, Val] | None:
         """The object's attribute that carries ``site`` into the loop's next iteration, read there
         by this backward's loss: its name, the statement that stored it, and what it held."""
+        fallback: tuple[str, ast.stmt, Val] | None = None
         for key, whole in sorted(loop.starts.get(2, {}).items()):
             if key[0] != "@" or not _reaches(whole, site):
                 continue
@@ -1333,11 +1334,33 @@ class Reporter:
             )
             if val is None:
                 continue
+            holder = None if key in self.cell_writes else self.holding_cell(key, loop)
+            if holder is not None:
+                # A field of a record the object keeps (`self.state = SimState(pos=..., ...)`): the
+                # statement that keeps the record for the next iteration is the one to change.
+                held_key, held = holder
+                name = self.cell_names.get(held_key) or held_key.split(".", 1)[1]
+                return name, self.cell_writes[held_key], held
             root = val.root
             stmt = self.cell_writes.get(key) or (root.stmts[-1] if root is not None and root.stmts else None)
-            if stmt is None:
-                continue
-            return self.cell_names.get(key) or whole.label or val.label or key.split(".", 1)[1], stmt, whole
+            if stmt is not None and fallback is None:
+                fallback = (
+                    self.cell_names.get(key) or whole.label or val.label or key.split(".", 1)[1],
+                    stmt,
+                    whole,
+                )
+        return fallback
+
+    def holding_cell(self, key: str, loop: LoopFrame) -> tuple[str, Val] | None:
+        """The object's attribute that the previous iteration set to the object whose field ``key``
+        is (a new record each iteration, not a long-lived object whose field changed in place)."""
+        owner = key.split(".", 1)[0]
+        before = loop.starts.get(1, {})
+        for held_key, held in sorted(loop.starts.get(2, {}).items()):
+            if held_key in self.cell_writes and held.module is not None and held.module.key == owner:
+                earlier = before.get(held_key)
+                if earlier is None or earlier.module is None or earlier.module.key != owner:
+                    return held_key, held
         return None
 
     def steps_around(self, loop: LoopFrame) -> bool:

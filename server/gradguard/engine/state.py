@@ -139,6 +139,9 @@ class LoopFrame:
     # That second iteration is followed only for what it changes in place: the sums and lists it
     # builds are judged in the loops that repeat (a rollout's buffer is consumed after it).
     probe: bool = False
+    # Iteration 1 added a graph into an object's attribute (`self.total += loss` in a meter): the
+    # second iteration is a real one, where that sum, still there, is judged (GG301).
+    accumulates: bool = False
     # The evaluator's sequence number when the current iteration began: a graph node numbered
     # after it was built in this iteration.
     seq_start: int = 0
