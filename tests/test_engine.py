@@ -1665,3 +1665,44 @@ def test_a_meter_summing_losses_in_a_loop_without_backward_keeps_their_graphs() 
         "    meter.add(loss)\n", "    meter.total = 0.0\n    meter.add(loss)\n"
     )
     assert _codes_at(reset) == []
+
+
+_COMPREHENSION_LOOP = """\
+    import torch
+
+
+    class ScaleFitter:
+        def __init__(self, log_scale, optimizer, data):
+            self.log_scale = log_scale
+            self.optimizer = optimizer
+            self.data = data
+            self.scale = self.log_scale.exp()
+
+        def train_step(self):
+            self.optimizer.zero_grad()
+            loss = ((self.data * self.scale - 1.0) ** 2).mean()
+            loss.backward()
+            self.optimizer.step()
+            return loss.item()
+
+        def fit(self, steps=5):
+            return [self.train_step() for _ in range(steps)]
+
+
+    log_scale = torch.zeros(3, requires_grad=True)
+    fitter = ScaleFitter(log_scale, torch.optim.Adam([log_scale], lr=0.1), torch.randn(10, 3))
+    history = fitter.fit()
+    """
+
+
+def test_a_training_loop_written_as_a_comprehension_is_followed_as_a_loop() -> None:
+    (result,) = run_snippets([Snippet(textwrap.dedent(_COMPREHENSION_LOOP))])
+    assert result.error is not None and result.error.startswith("RuntimeError: Trying to backward")
+    found = analyze(textwrap.dedent(_COMPREHENSION_LOOP))
+    assert [(f.code, f.span.line) for f in found] == [("GG103", 9)]
+    assert all(not f.fixes for f in found)  # nothing to move into a comprehension
+    # The value computed in each step: clean.
+    fixed = _COMPREHENSION_LOOP.replace("((self.data * self.scale", "((self.data * self.log_scale.exp()")
+    assert _codes_at(fixed) == []
+    # A comprehension that only builds a list is one pass, as before.
+    assert _codes_at("import torch\nxs = [torch.randn(2, requires_grad=True) * 2 for _ in range(3)]\n") == []

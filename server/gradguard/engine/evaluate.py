@@ -864,6 +864,9 @@ class Evaluator:
                     item = join(item, r)
                 return self._comp_out(node, item)
             return Val(Grad.NONE, Ty.LIST, elts=tuple(results))
+        looped = self.comprehension_loop(node, first)
+        if looped is not None:
+            return looped
         self.comprehending += 1
         try:
             full = True  # every element of every iterable gives one: empty only if one of them is
@@ -902,6 +905,11 @@ class Evaluator:
 
     def iter_element(self, it: Val, node: ast.expr) -> Val:  # provided by the Interpreter
         return UNKNOWN
+
+    def comprehension_loop(
+        self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp, first: Val
+    ) -> Val | None:  # provided by the Interpreter: a training loop written as a comprehension
+        return None
 
     def range_length(self, it: ast.expr) -> int | None:  # provided by the Interpreter
         return None

@@ -148,6 +148,8 @@ class Interpreter(Evaluator):
         self._self_refs: dict[int, bool] = {}
         self.namespaces: dict[str, dict[str, Val]] = {}  # project module path -> its names
         self._loop_facts: dict[tuple[int, object], bool] = {}  # by loop and fact (see loop_fact)
+        # Comprehensions followed as loops, each with the `for` statement standing for it.
+        self._comp_loops: dict[int, tuple[ast.AST, ast.For]] = {}
         self._all_functions: (
             tuple[int, list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo | None]]] | None
         ) = None
@@ -1155,6 +1157,39 @@ class Interpreter(Evaluator):
 
         self.loop(node, head, max_iterations=trips or 2)
 
+    def comprehension_loop(
+        self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp, first: Val
+    ) -> Val | None:
+        """`[self.train_step() for _ in range(steps)]`: a comprehension whose element runs a backward
+        is a training loop. It is followed as the loop it is (iterations, what the first one freed),
+        its element computed in each; None for every other comprehension (one abstract pass)."""
+        if not isinstance(node, ast.ListComp | ast.GeneratorExp) or len(node.generators) != 1:
+            return None
+        gen = node.generators[0]
+        if gen.ifs or gen.is_async or not any(isinstance(n, ast.Call) for n in ast.walk(node.elt)):
+            return None
+        if not self.may_backpropagate(node):
+            return None
+        found = self._comp_loops.get(id(node))
+        if found is None:
+            # A `for` statement of the same text: `for <target> in <iter>: <temp> = <element>`,
+            # kept for the analysis (its identity keys the loop's facts).
+            temp = ast.copy_location(ast.Name(id=_COMP_ELEMENT, ctx=ast.Store()), node.elt)
+            body = ast.copy_location(ast.Assign(targets=[temp], value=node.elt), node.elt)
+            synth = ast.copy_location(ast.For(target=gen.target, iter=gen.iter, body=[body], orelse=[]), node)
+            for made in (temp, body, synth):
+                made.end_lineno = (node.elt if made is not synth else node).end_lineno
+                made.end_col_offset = (node.elt if made is not synth else node).end_col_offset
+            found = self._comp_loops[id(node)] = (node, synth)
+        synth = found[1]
+        elem = self.iter_element(first, gen.iter)
+        self.loop(synth, lambda: self.assign(gen.target, elem, synth))
+        st = self.st
+        if st is None:
+            return UNKNOWN
+        item = st.env.pop(_COMP_ELEMENT, None)
+        return Val(Grad.NONE, Ty.LIST, item=item)
+
     def loop_fact(self, loop: ast.For | ast.AsyncFor, fact: Callable[[ast.For | ast.AsyncFor], bool]) -> bool:
         """A fact of a loop's text, found once per loop (loops are met again in every call of their
         function)."""
@@ -2102,6 +2137,11 @@ def target_const(stmt: ast.stmt) -> bool | None:
     if isinstance(value, ast.Constant) and isinstance(value.value, bool):
         return value.value
     return None
+
+
+# The name a comprehension followed as a loop binds each element to (not a Python identifier a
+# program can use, so it never meets one of the program's names).
+_COMP_ELEMENT = "<element>"
 
 
 def _literal_trips(it: ast.expr) -> int | None:

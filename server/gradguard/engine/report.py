@@ -1140,6 +1140,8 @@ class Reporter:
         loop_id = id(loop.node)
         stmts: list[ast.stmt] = []
         loop_block = self.blocks.get(id(loop.node))
+        if loop_block is None:
+            return None  # a comprehension followed as a loop: no statement to move into
         for s in run.val.sites:
             if any(l_id == loop_id for l_id, _ in s.ipath):
                 continue
@@ -1254,7 +1256,7 @@ class Reporter:
         tried = any(_discards_detach_of(stmt, names) for stmt in ast.walk(loop.node))
         fixes = (
             [self.fix("GG104", "detach-carried", "insert-loop-top", loop=self.span(loop.node), text=text)]
-            if text and not tried
+            if text and not tried and id(loop.node) in self.blocks  # a `for` statement, not a comprehension
             else []
         )
         related = [built, freed]
@@ -1401,7 +1403,7 @@ class Reporter:
             carriers = names or ([cell[0]] if cell is not None else [])
             masks = f"the graph that {_listed(carriers)} {verb} (never detached)"
             text = self.detach_all(names, loop) if names else None
-            if text:
+            if text and id(loop.node) in self.blocks:  # a `for` statement, not a comprehension
                 real = {
                     "kind": "insert-loop-top",
                     "params": {"loop": self.span(loop.node).to_json(), "text": text},
