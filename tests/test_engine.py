@@ -1706,3 +1706,24 @@ def test_a_training_loop_written_as_a_comprehension_is_followed_as_a_loop() -> N
     assert _codes_at(fixed) == []
     # A comprehension that only builds a list is one pass, as before.
     assert _codes_at("import torch\nxs = [torch.randn(2, requires_grad=True) * 2 for _ in range(3)]\n") == []
+
+
+def test_what_a_raising_numpy_call_would_give_is_unknown_downstream() -> None:
+    # The analysis goes on past `.numpy()` on a grad tensor, but a loss computed from that array
+    # must not be reported next (as "no graph, cut by the targets' `torch.randn`").
+    source = """\
+        import torch
+        import torch.nn as nn
+
+        head = nn.Linear(4, 2)
+        criterion = nn.MSELoss()
+        x, y = torch.randn(8, 4), torch.randn(8, 2)
+        loss = criterion(head(x).numpy(), y)
+        loss.backward()
+        """
+    assert _codes_at(source) == [("GG110", 7)]
+    assert _codes_at(
+        source.replace("head(x).numpy()", "np.asarray(head(x))").replace(
+            "import torch\n", "import numpy as np\n        import torch\n", 1
+        )
+    ) == [("GG110", 8)]

@@ -1124,10 +1124,12 @@ class Evaluator:
         if top == "builtins":
             return self.builtin_call(name, node, args, kwargs)
         if top == "numpy":
+            raised = False
             if name in _NUMPY_CONVERTS and args and args[0].requires_grad and node.args:
                 # numpy turns the tensor into an array first (`np.clip(action, -1, 1)`); its
                 # reductions (`np.sum(t)`) call the tensor's own method instead, and are left out.
                 self.rep.publish(obs.NumpyOnGrad(node, node.args[0], array_call=True))
+                raised = True
             elif (
                 args
                 and node.args
@@ -1137,8 +1139,9 @@ class Evaluator:
                 # A list of tensors (`np.mean(losses)`): NumPy makes an array of it first, turning
                 # each tensor into one, whatever the function.
                 self.rep.publish(obs.NumpyOnGrad(node, node.args[0], array_call=True, in_list=True))
+                raised = True
             self.escape(args, kwargs)
-            return OTHER
+            return UNKNOWN if raised else OTHER  # see `.numpy()` below
         if top == "math" and name not in ("inf", "nan", "pi", "e", "tau"):
             return NUMBER
         if qual in _NAMESPACES and not node.args and all(k.arg is not None for k in node.keywords):
@@ -2045,6 +2048,10 @@ class Evaluator:
         if name == "numpy":
             if recv.requires_grad and first_arg is not None:
                 self.rep.publish(obs.NumpyOnGrad(node, first_arg, array_call=False))
+                # The call raises, and the analysis goes on past it (its fix changes no graph), but
+                # what the array becomes downstream (a loss computed from it) is not known: a loss
+                # of `criterion(out.numpy(), y)` must not be blamed on `y` next.
+                return UNKNOWN
             return OTHER
         if name in ("item",):
             return Val(Grad.NONE, Ty.NUMBER, cause=("`.item()`", node))
