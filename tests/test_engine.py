@@ -1727,3 +1727,45 @@ def test_what_a_raising_numpy_call_would_give_is_unknown_downstream() -> None:
             "import torch\n", "import numpy as np\n        import torch\n", 1
         )
     ) == [("GG110", 8)]
+
+
+_REFINE = """\
+    import torch
+    import torch.nn as nn
+
+    net = nn.Linear(4, 4)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    before = net.weight.detach().clone()
+    for batch in range(2):
+        x = torch.randn(8, 4)
+        y = x
+        for _ in range(3):
+            y = net(y.detach())
+            loss = (y - x).pow(2).mean()
+            loss.backward()
+        opt.zero_grad()
+        opt.step()
+    """
+
+
+def test_a_clear_after_a_loop_of_backwards_throws_their_gradients_away() -> None:
+    # Refinement steps each backpropagate; the clear right before the step leaves it nothing.
+    (result,) = run_snippets([Snippet(textwrap.dedent(_REFINE), ("torch.equal(before, net.weight)",))])
+    assert result.error is None and result.effects["torch.equal(before, net.weight)"] is True
+    assert _codes_at(_REFINE) == [("GG201", 14)]
+    # The clear before the refinement: right.
+    moved = textwrap.dedent(_REFINE).replace("    opt.zero_grad()\n    opt.step()", "    opt.step()")
+    moved = moved.replace("    y = x\n", "    y = x\n    opt.zero_grad()\n")
+    assert _codes_at(moved) == []
+    # A loop that may stop before its backward, or may not run at all: not certain.
+    assert (
+        _codes_at(_REFINE.replace("range(3)", "range(n)").replace("net = ", "n = len([])\n    net = ")) == []
+    )
+    assert (
+        _codes_at(
+            _REFINE.replace(
+                "loss.backward()", "if loss > 1:\n                break\n            loss.backward()"
+            )
+        )
+        == []
+    )

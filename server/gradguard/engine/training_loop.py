@@ -335,6 +335,35 @@ def _method_statements(block: list[ast.stmt]) -> list[tuple[int, ast.stmt, ast.e
     return out
 
 
+def _backward_loop_before(
+    block: list[ast.stmt], index: int, calls: list[tuple[int, ast.stmt, ast.expr, str]], ev: Evaluator
+) -> list[tuple[int, ast.stmt]]:
+    """A `for` loop before statement ``index`` of the block that certainly runs (a `range` of known,
+    positive length) and backpropagates in every iteration without stepping: the last iteration's
+    gradients are what a `zero_grad()` after it throws away (refinement steps, then clear, then
+    step). Its backward statement, as one of the block's; else nothing."""
+    for j in range(index - 1, -1, -1):
+        stmt = block[j]
+        if any(j < k < index and name in ("step", "backward") for k, _, _, name in calls):
+            return []  # something between it and the clear
+        if not isinstance(stmt, ast.For):
+            continue
+        length = ev.range_length(stmt.iter)
+        if length is None or length < 1 or stmt.orelse:
+            return []
+        inner = _method_statements(stmt.body)
+        if any(name == "step" for _, _, _, name in inner) or _STEP_TEXT.search(ast.unparse(stmt)):
+            return []
+        if any(isinstance(n, ast.Break | ast.Continue | ast.Return | ast.Raise) for n in ast.walk(stmt)):
+            return []  # an iteration may stop before its backward
+        found = [st for _, st, _, name in inner if name == "backward"]
+        return [(j, found[-1])] if found else []
+    return []
+
+
+_STEP_TEXT = re.compile(r"\.step\(|zero_grad\(")
+
+
 def check_misplaced(rep: Reporter, scope: ast.AST, ev: Evaluator) -> None:
     """backward; zero_grad; step in a function (or module code) not in a loop: wrong on every call
     (a `backward_and_step(loss, optimizer)` helper), whoever loops over it. (Loops of the function
@@ -355,6 +384,8 @@ def _misplaced(
                 if zname != "zero_grad":
                     continue
                 backward = [(j, st) for j, st, _, name in calls if j < i and name == "backward"]
+                if not backward:
+                    backward = _backward_loop_before(block, i, calls, ev)
                 steps = [
                     (j, st, recv)
                     for j, st, recv, name in calls
