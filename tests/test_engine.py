@@ -1769,3 +1769,37 @@ def test_a_clear_after_a_loop_of_backwards_throws_their_gradients_away() -> None
         )
         == []
     )
+
+
+_PER_SEQUENCE = """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+rnn = nn.GRU(3, 3, batch_first=True)
+lengths = torch.tensor([2.0, 3.0, 1.0, 4.0])
+out, _ = rnn(torch.randn(4, 5, 3))
+per_seq = out.sum(2).sum(1) / lengths
+loss = per_seq{reshape}
+loss.backward()
+"""
+
+
+@pytest.mark.parametrize(
+    ("reshape", "flagged"),
+    [
+        (".unsqueeze(1)", True),
+        (".unsqueeze(1).float()", True),
+        (".view(-1, 1)", True),
+        (".reshape(2, 2).contiguous()", True),
+        (".unsqueeze(1).mean()", False),
+    ],
+)
+def test_a_reshaped_tensor_keeps_more_than_one_element(reshape: str, flagged: bool) -> None:
+    """A per-sequence loss of unknown shape, made plural by a known (4,) divisor, is still plural
+    after a reshape or cast: torch 2.13 raises "grad can be implicitly created only for scalar
+    outputs" at the backward (the doctr recognition loss returned `ce_loss.unsqueeze(1)`)."""
+    source = _PER_SEQUENCE.format(reshape=reshape)
+    (result,) = run_snippets([Snippet(source)])
+    assert (result.error or "").startswith("RuntimeError: grad can be implicitly") == flagged
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG109", 10)] if flagged else [])

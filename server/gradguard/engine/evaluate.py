@@ -2207,6 +2207,7 @@ class Evaluator:
             plural = shape is None and (_plural(recv) or _plural(args[0]))
         elif name in ("clone", "float", "double", "to", "cpu", "contiguous", "neg", "half", "long", "int"):
             shape = recv.shape
+            plural = recv.plural
         elif name == "matmul" and args:
             shape = shp.matmul(recv.shape, args[0].shape)
         elif name in ("interpolate", "upsample", "upsample_bilinear", "upsample_nearest") and recv.shape:
@@ -2220,6 +2221,8 @@ class Evaluator:
             shape = (args[1] if len(args) >= 2 else kwargs["index"]).shape  # the index's shape
         elif name in _SHAPE_METHODS:
             shape = _method_shape(name, node, recv.shape, args, kwargs)
+            # A view, reshape, squeeze or permutation keeps the number of elements.
+            plural = name not in ("view_as", "reshape_as", "expand_as") and _plural(recv)
         val = self.op_result(
             node,
             all_inputs,
