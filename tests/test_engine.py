@@ -1803,3 +1803,61 @@ def test_a_reshaped_tensor_keeps_more_than_one_element(reshape: str, flagged: bo
     (result,) = run_snippets([Snippet(source)])
     assert (result.error or "").startswith("RuntimeError: grad can be implicitly") == flagged
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG109", 10)] if flagged else [])
+
+
+_CONV_MAP = """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+enc = nn.Sequential({layers})
+x = torch.rand(1, 1, {size}, {size})
+mu, logvar = enc(x).chunk(2, dim=1)
+kld = -0.5 * torch.mean(1 + logvar - mu.pow(2) - logvar.exp(), dim=1)
+loss = ((enc(x) - 1) ** 2).mean() + kld
+loss.backward()
+"""
+
+
+@pytest.mark.parametrize(
+    ("layers", "size", "flagged"),
+    [
+        ("nn.Conv2d(1, 8, 3, stride=2, padding=1), nn.ReLU(), nn.Conv2d(8, 4, 3, padding=1)", 16, True),
+        ("nn.Conv2d(1, 4, kernel_size=(3, 3)), nn.MaxPool2d(2)", 10, True),
+        ("nn.ConvTranspose2d(1, 4, 4, stride=2, padding=1)", 3, True),
+        ("nn.Conv2d(1, 4, 3, padding='same'), nn.AdaptiveAvgPool2d((2, None))", 5, True),
+        # A 2x2 input, a 2x2 kernel: one location per channel, so the map has one element.
+        ("nn.Conv2d(1, 4, 2)", 2, False),
+        ("nn.Conv2d(1, 4, 3, stride=2), nn.AvgPool2d(3)", 8, False),
+    ],
+)
+def test_convolution_and_pooling_sizes_decide_a_maps_shape(layers: str, size: int, flagged: bool) -> None:
+    """A KL term averaged over channels only (`dim=1`) is a map of the spatial sizes that torch's
+    convolution and pooling formulas give: more than one element raises "grad can be implicitly
+    created only for scalar outputs" under torch 2.13; a 1x1 map does not."""
+    source = _CONV_MAP.format(layers=layers, size=size)
+    (result,) = run_snippets([Snippet(source)])
+    assert (result.error or "").startswith("RuntimeError: grad can be implicitly") == flagged, result.error
+    if not flagged:
+        assert result.error is None
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG109", 10)] if flagged else [])
+
+
+def test_a_layer_argument_not_known_is_not_its_default() -> None:
+    """`stride=s` with `s` unknown: the output size is unknown (not the size for stride 1), so a
+    map that could be 1x1 is not called non-scalar."""
+    source = textwrap.dedent(
+        """\
+        import sys
+        import torch
+        import torch.nn as nn
+
+        s = len(sys.argv) + 2
+        conv = nn.Conv2d(1, 1, 2, stride=s)
+        out = conv(torch.rand(1, 1, 3, 3))
+        out.backward()
+        """
+    )
+    (result,) = run_snippets([Snippet(source)])
+    assert result.error is None  # stride 3 on a 3x3 input: one element
+    assert analyze(source) == []

@@ -1540,20 +1540,15 @@ class Evaluator:
         else:
             return UNKNOWN
         inst.origin = node
+        # Each argument given: its value when known, else _NOT_CONST (given, but not known: not
+        # the layer's default either).
         for k in node.keywords:
-            if k.arg and isinstance(k.value, ast.Constant):
-                inst.kwargs[k.arg] = k.value.value
-            elif k.arg and k.arg in kwargs:
-                known = kwargs[k.arg].lit  # a name bound to a known number or string
-                if known is not None:
-                    inst.kwargs[k.arg] = known[0]
-        for i, (a, v) in enumerate(zip(node.args[:3], args, strict=False)):
+            if k.arg:
+                inst.kwargs[k.arg] = _arg_value(k.value, kwargs.get(k.arg))
+        for i, (a, v) in enumerate(zip(node.args[:8], args, strict=False)):
             if isinstance(a, ast.Starred):
                 break
-            if isinstance(a, ast.Constant):
-                inst.kwargs[f"arg{i}"] = a.value
-            elif v.lit is not None:
-                inst.kwargs[f"arg{i}"] = v.lit[0]
+            inst.kwargs[f"arg{i}"] = _arg_value(a, v)
         return Val(Grad.NONE, Ty.MODULE, module=inst)
 
     def spread_args(self, node: ast.Call, args: list[Val]) -> list[Val] | None:
@@ -2156,6 +2151,7 @@ class Evaluator:
                 piece = piece.with_(obj=recv.obj, view_of=node if grad_on else None)
             count = node.args[0] if name == "chunk" and node.args else None
             if isinstance(count, ast.Constant) and type(count.value) is int and 1 <= count.value <= 8:
+                piece = piece.with_(shape=_chunk_shape(node, recv.shape, count.value))
                 return Val(Grad.NONE, Ty.TUPLE, elts=(piece,) * count.value)
             sizes = args[0] if name == "split" and args else None
             if sizes is not None and sizes.ty in (Ty.LIST, Ty.TUPLE) and sizes.elts and len(sizes.elts) <= 8:
@@ -2185,7 +2181,7 @@ class Evaluator:
         if name in api.REDUCTIONS and not args and "dim" not in kwargs:
             shape = ()
         elif name in api.REDUCTIONS:
-            shape = _reduced_shape(node, recv.shape, args)
+            shape = _reduced_shape(node, arg_nodes, recv.shape, args)
         elif name in api.LOSS_FUNCS:
             red = _reduction(
                 self.const_kw(node, "reduction"),
@@ -3423,9 +3419,26 @@ def _loss_none_shape(name: str, shape: shp.Shape | None) -> shp.Shape | None:
     return shape
 
 
-def _reduced_shape(node: ast.Call, shape: shp.Shape | None, args: list[Val]) -> shp.Shape | None:
-    """``x.sum(dim)`` / ``x.mean(dim=k, keepdim=...)`` with a constant dim on a known shape."""
-    dim_node = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "dim"), None)
+def _chunk_shape(node: ast.Call, shape: shp.Shape | None, count: int) -> shp.Shape | None:
+    """The shape of each piece of ``x.chunk(count, dim)``: the other sizes stay; the split one is
+    known when it divides evenly (else the last piece is smaller)."""
+    dim_node = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "dim"), None)
+    dim = 0 if dim_node is None else shp.int_const(dim_node)
+    d = shp.norm_dim(dim, len(shape)) if shape is not None else None
+    if shape is None or d is None:
+        return None
+    size = shape[d]
+    return (*shape[:d], size // count if size is not None and size % count == 0 else None, *shape[d + 1 :])
+
+
+def _reduced_shape(
+    node: ast.Call, arg_nodes: Any, shape: shp.Shape | None, args: list[Val]
+) -> shp.Shape | None:
+    """``x.sum(dim)`` / ``x.mean(dim=k, keepdim=...)`` / ``torch.mean(x, 1)`` with a constant dim on
+    a known shape (``arg_nodes``: the arguments after the tensor)."""
+    dim_node = (
+        arg_nodes[0] if arg_nodes else next((k.value for k in node.keywords if k.arg == "dim"), None)
+    )
     keep = next((k.value for k in node.keywords if k.arg == "keepdim"), None)
     keepdim = (
         False
@@ -3840,6 +3853,18 @@ def _literal(node: ast.expr) -> object:
     ):
         return -node.operand.value
     return _UNSET
+
+
+def _arg_value(node: ast.expr, val: Val | None) -> object:
+    """A layer's constructor argument: a literal, a tuple of literals (`kernel_size=(3, 3)`), a
+    name bound to a known number or string; else _NOT_CONST."""
+    if isinstance(node, ast.Tuple):
+        items = tuple(_literal(e) for e in node.elts)
+        return _NOT_CONST if _UNSET in items else items
+    lit = _literal(node)
+    if lit is not _UNSET:
+        return lit
+    return val.lit[0] if val is not None and val.lit is not None else _NOT_CONST
 
 
 def _empty_argv(node: ast.Call) -> bool:

@@ -271,6 +271,74 @@ def _arg(inst: ModuleInst, index: int, name: str) -> object:
     return inst.kwargs.get(name, inst.kwargs.get(f"arg{index}"))
 
 
+_KEEP = object()  # an adaptive pool's `None` output size
+
+
+def _per_dim(value: object, k: int) -> list[Dim | object] | None:
+    """A layer's size argument for each of its k spatial dims (an int, or a tuple of k), or None."""
+    if type(value) is int:
+        return [value] * k
+    if isinstance(value, tuple) and len(value) == k:
+        return [v if type(v) is int else _KEEP if v is None else None for v in value]
+    return None
+
+
+def _ints(inst: ModuleInst, index: int, name: str, k: int, default: int | None) -> list[int] | None:
+    value = _arg(inst, index, name)
+    if value is None and default is not None and name not in inst.kwargs and f"arg{index}" not in inst.kwargs:
+        return [default] * k
+    sizes = _per_dim(value, k)
+    return [v for v in sizes if type(v) is int] if sizes and all(type(v) is int for v in sizes) else None
+
+
+def _conv_sizes(inst: ModuleInst, spatial: Shape, k: int) -> list[Dim]:
+    """Each spatial output size of a convolution, where the input size and every argument that
+    decides it are known: torch's formula, floor((n + 2p - d(k - 1) - 1) / s) + 1, or for a
+    transposed convolution (n - 1)s - 2p + d(k - 1) + output_padding + 1."""
+    unknown: list[Dim] = [None] * k
+    kernel = _ints(inst, 2, "kernel_size", k, None)
+    stride = _ints(inst, 3, "stride", k, 1)
+    dilation = _ints(inst, 5, "dilation", k, 1)
+    pad_arg = _arg(inst, 4, "padding")
+    if pad_arg == "same":
+        return list(spatial) if stride == [1] * k else unknown
+    padding = [0] * k if pad_arg == "valid" else _ints(inst, 4, "padding", k, 0)
+    transposed = inst.cls_name.startswith("ConvTranspose")
+    extra = _ints(inst, 5, "output_padding", k, 0) if transposed else [0] * k
+    if transposed:
+        dilation = _ints(inst, 7, "dilation", k, 1)  # (..., output_padding, groups, bias, dilation)
+    if kernel is None or stride is None or dilation is None or padding is None or extra is None:
+        return unknown
+    out: list[Dim] = []
+    for n, kk, s, p, d, e in zip(spatial, kernel, stride, padding, dilation, extra, strict=True):
+        if n is None:
+            out.append(None)
+        elif transposed:
+            out.append((n - 1) * s - 2 * p + d * (kk - 1) + e + 1)
+        else:
+            size = (n + 2 * p - d * (kk - 1) - 1) // s + 1
+            out.append(size if size > 0 else None)
+    return out
+
+
+def _pool_sizes(inst: ModuleInst, spatial: Shape, k: int) -> list[Dim]:
+    """Each spatial output size of a max or average pool (floor mode), where it is decided."""
+    unknown: list[Dim] = [None] * k
+    if not inst.cls_name.startswith(("MaxPool", "AvgPool")) or inst.kwargs.get("ceil_mode") not in (None, False):
+        return unknown
+    kernel = _ints(inst, 0, "kernel_size", k, None)
+    stride = _ints(inst, 1, "stride", k, None) if _arg(inst, 1, "stride") is not None else kernel
+    padding = _ints(inst, 2, "padding", k, 0)
+    dilation = _ints(inst, 3, "dilation", k, 1) if inst.cls_name.startswith("MaxPool") else [1] * k
+    if kernel is None or stride is None or padding is None or dilation is None:
+        return unknown
+    out: list[Dim] = []
+    for n, kk, s, p, d in zip(spatial, kernel, stride, padding, dilation, strict=True):
+        size = None if n is None else (n + 2 * p - d * (kk - 1) - 1) // s + 1
+        out.append(size if size is not None and size > 0 else None)
+    return out
+
+
 def module_shape(inst: ModuleInst, shape: Shape | None) -> Shape | None:
     """The output shape of a torch.nn layer called on a tensor of this shape (None: not known)."""
     if not shape:
@@ -283,20 +351,22 @@ def module_shape(inst: ModuleInst, shape: Shape | None) -> Shape | None:
         k = _CONV_RANK[name]
         n_out = _arg(inst, 1, "out_channels")
         channels = n_out if type(n_out) is int else None
-        if len(shape) == k + 2:
-            return (shape[0], channels, *([None] * k))
-        if len(shape) == k + 1:
-            return (channels, *([None] * k))
-        return None
+        if len(shape) not in (k + 1, k + 2):
+            return None
+        spatial = _conv_sizes(inst, shape[-k:], k)
+        return (*shape[:-k - 1], channels, *spatial)
     if name in _POOL_RANK:
         k = _POOL_RANK[name]
         if len(shape) not in (k + 1, k + 2):
             return None
-        size: Dim = None
         if name.startswith("Adaptive"):
-            o = _arg(inst, 0, "output_size")
-            size = o if type(o) is int else None
-        return (*shape[:-k], *([size] * k))
+            wanted = _per_dim(_arg(inst, 0, "output_size"), k)
+            # `None` in an adaptive pool's output size keeps that input size.
+            sizes: list[Dim] = [
+                shape[-k + i] if o is _KEEP else o for i, o in enumerate(wanted or [None] * k)
+            ]
+            return (*shape[:-k], *sizes)
+        return (*shape[:-k], *_pool_sizes(inst, shape[-k:], k))
     if name == "Embedding":
         dim = _arg(inst, 1, "embedding_dim")
         return (*shape, dim if type(dim) is int else None)
