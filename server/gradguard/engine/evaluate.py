@@ -1545,7 +1545,7 @@ class Evaluator:
         for k in node.keywords:
             if k.arg:
                 inst.kwargs[k.arg] = _arg_value(k.value, kwargs.get(k.arg))
-        for i, (a, v) in enumerate(zip(node.args[:8], args, strict=False)):
+        for i, (a, v) in enumerate(zip(node.args[:9], args, strict=False)):
             if isinstance(a, ast.Starred):
                 break
             inst.kwargs[f"arg{i}"] = _arg_value(a, v)
@@ -3422,7 +3422,9 @@ def _loss_none_shape(name: str, shape: shp.Shape | None) -> shp.Shape | None:
 def _chunk_shape(node: ast.Call, shape: shp.Shape | None, count: int) -> shp.Shape | None:
     """The shape of each piece of ``x.chunk(count, dim)``: the other sizes stay; the split one is
     known when it divides evenly (else the last piece is smaller)."""
-    dim_node = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "dim"), None)
+    dim_node = (
+        node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "dim"), None)
+    )
     dim = 0 if dim_node is None else shp.int_const(dim_node)
     d = shp.norm_dim(dim, len(shape)) if shape is not None else None
     if shape is None or d is None:

@@ -306,7 +306,7 @@ def _conv_sizes(inst: ModuleInst, spatial: Shape, k: int) -> list[Dim]:
     transposed = inst.cls_name.startswith("ConvTranspose")
     extra = _ints(inst, 5, "output_padding", k, 0) if transposed else [0] * k
     if transposed:
-        dilation = _ints(inst, 7, "dilation", k, 1)  # (..., output_padding, groups, bias, dilation)
+        dilation = _ints(inst, 8, "dilation", k, 1)  # (..., output_padding, groups, bias, dilation)
     if kernel is None or stride is None or dilation is None or padding is None or extra is None:
         return unknown
     out: list[Dim] = []
@@ -324,7 +324,9 @@ def _conv_sizes(inst: ModuleInst, spatial: Shape, k: int) -> list[Dim]:
 def _pool_sizes(inst: ModuleInst, spatial: Shape, k: int) -> list[Dim]:
     """Each spatial output size of a max or average pool (floor mode), where it is decided."""
     unknown: list[Dim] = [None] * k
-    if not inst.cls_name.startswith(("MaxPool", "AvgPool")) or inst.kwargs.get("ceil_mode") not in (None, False):
+    if not inst.cls_name.startswith(("MaxPool", "AvgPool")):
+        return unknown
+    if inst.kwargs.get("ceil_mode") not in (None, False):
         return unknown
     kernel = _ints(inst, 0, "kernel_size", k, None)
     stride = _ints(inst, 1, "stride", k, None) if _arg(inst, 1, "stride") is not None else kernel
@@ -363,7 +365,8 @@ def module_shape(inst: ModuleInst, shape: Shape | None) -> Shape | None:
             wanted = _per_dim(_arg(inst, 0, "output_size"), k)
             # `None` in an adaptive pool's output size keeps that input size.
             sizes: list[Dim] = [
-                shape[-k + i] if o is _KEEP else o for i, o in enumerate(wanted or [None] * k)
+                shape[-k + i] if o is _KEEP else o if type(o) is int else None
+                for i, o in enumerate(wanted or [None] * k)
             ]
             return (*shape[:-k], *sizes)
         return (*shape[:-k], *_pool_sizes(inst, shape[-k:], k))
