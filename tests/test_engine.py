@@ -1861,3 +1861,67 @@ def test_a_layer_argument_not_known_is_not_its_default() -> None:
     (result,) = run_snippets([Snippet(source)])
     assert result.error is None  # stride 3 on a 3x3 input: one element
     assert analyze(source) == []
+
+
+_GLOBAL_LIST = """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+history = []
+saved_log_probs = []
+model = nn.Linear(4, 2)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+def train(x, y, epochs=4):
+    for _ in range(epochs):
+        loss = nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        history.append({kept})
+
+
+def select_action(state):
+    probs = torch.softmax(model(state), dim=1)
+    action = torch.distributions.Categorical(probs).sample()
+    saved_log_probs.append(torch.log(probs[0, action]))
+
+
+def finish_episode():
+    loss = -torch.cat(saved_log_probs).sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    del saved_log_probs[:]
+
+
+def main():
+    train(torch.randn(8, 4), torch.randint(0, 2, (8,)))
+    for _ in range(3):
+        for _ in range(4):
+            select_action(torch.randn(1, 4))
+        finish_episode()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+_KEPT_GRAPH = "torch.is_tensor(history[0]) and history[0].grad_fn is not None"
+
+
+@pytest.mark.parametrize(
+    ("kept", "flagged"), [("loss", True), ("loss.item()", False), ("loss.detach()", False)]
+)
+def test_a_module_list_a_function_appends_to_is_one_object(kept: str, flagged: bool) -> None:
+    """A module-level list that a training function appends its loss to keeps every iteration's
+    graph (under torch 2.13 the first loss still has its grad_fn after training); the module lists
+    of a REINFORCE episode, consumed by one backward and emptied with `del l[:]`, keep nothing."""
+    source = _GLOBAL_LIST.format(kept=kept)
+    (result,) = run_snippets([Snippet(source, (_KEPT_GRAPH,))])
+    assert result.error is None
+    assert result.effects == {_KEPT_GRAPH: flagged}
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG301", 17)] if flagged else [])

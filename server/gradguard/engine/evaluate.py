@@ -87,6 +87,9 @@ _NEW_TENSOR_FUNCS = frozenset({"interpolate", "pad", "grid_sample", "affine_grid
 _SEQ_TIMES_INT = ({Ty.LIST, Ty.NUMBER}, {Ty.TUPLE, Ty.NUMBER})
 
 
+GLOBAL_CELL = "@global."  # heap cells of module-level containers (Evaluator.global_cell)
+
+
 @record(slots=True)
 class Frame:
     func: ast.FunctionDef | ast.AsyncFunctionDef
@@ -192,7 +195,8 @@ class Evaluator:
                     self.global_reads.add(name)
                 elif self.module_calls is not None and self.frames and self.stmt_stack:
                     self.module_calls.setdefault(id(self.stmt_stack[0]), (set(), set()))[1].add(name)
-                if self.module_env is not None:
+                val = st.env.get(GLOBAL_CELL + name)  # a module's list this call changed
+                if val is None and self.module_env is not None:
                     # Inside a function called from module code: the module's names as they are now.
                     val = self.module_env.get(name)
                 if val is None:
@@ -212,9 +216,10 @@ class Evaluator:
 
     def path_of(self, node: ast.expr) -> str | None:
         """The state key of a name or attribute chain: ``a.b.c``, or ``@7.c`` for an attribute of
-        a known object (a heap cell shared by every name and ``self`` that refers to it)."""
+        a known object (a heap cell shared by every name and ``self`` that refers to it), or
+        ``@global.losses`` for a module's list or dict that a function changes (see global_cell)."""
         if isinstance(node, ast.Name):
-            return node.id
+            return self.global_cell(node.id) or node.id
         if isinstance(node, ast.Attribute):
             base = self.path_of(node.value)
             if base is None:
@@ -224,6 +229,22 @@ class Evaluator:
                 return owner.module.key + "." + node.attr
             return base + "." + node.attr
         return None
+
+    def global_cell(self, name: str) -> str | None:
+        """Inside a function of this file, a module-level list or dict that the function does not
+        bind itself: the heap cell its changes go to (`losses.append(loss)`), so that later reads,
+        other functions and the caller see the one object Python has. Module code gets the cell
+        back under the name when the call returns (inline)."""
+        st = self.st
+        if st is None or not self.frames or name in st.env or self.frames[-1].globals is not None:
+            return None
+        cell = GLOBAL_CELL + name
+        if cell in st.env:
+            return cell
+        val = self.module_env.get(name) if self.module_env is not None else None
+        if val is None:
+            val = self.globals_env.get(name)
+        return cell if val is not None and val.ty in (Ty.LIST, Ty.DICT) else None
 
     def cell(self, path: str) -> Val | None:
         """The value under a state key, if the state has one (names also from the module scope)."""
@@ -3079,6 +3100,10 @@ class Evaluator:
             if key not in ends.env:
                 del caller.env[key]
         caller.env.update((k, v) for k, v in ends.env.items() if k[0] == "@")
+        if not self.frames:
+            # Back in module code: a module list the call changed is that name's value again.
+            for key in [k for k in caller.env if k.startswith(GLOBAL_CELL)]:
+                caller.env[key[len(GLOBAL_CELL) :]] = caller.env.pop(key)
         self.st = caller
         return result
 
