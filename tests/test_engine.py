@@ -1925,3 +1925,30 @@ def test_a_module_list_a_function_appends_to_is_one_object(kept: str, flagged: b
     assert result.error is None
     assert result.effects == {_KEPT_GRAPH: flagged}
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG301", 17)] if flagged else [])
+
+
+def test_a_pyramid_level_summed_from_another_is_no_gan_fake() -> None:
+    """An FPN whose level `p3 = lateral(c3) + p4` and `p4` both go through one shared head, each
+    level's loss backpropagated on its own: the second backward raises "Trying to backward through
+    the graph a second time" (torch 2.13) because the two losses share the backbone's forward
+    (GG102). `p3` is not `p4` made again for a discriminator (GG105): a sum mixes its inputs."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        torch.manual_seed(0)
+        c3, c4 = nn.Linear(6, 8), nn.Linear(8, 8)
+        lateral, head = nn.Linear(8, 8), nn.Linear(8, 2)
+        x = torch.randn(3, 6)
+        f3 = torch.relu(c3(x))
+        p4 = torch.relu(c4(f3))
+        p3 = lateral(f3) + p4
+        losses = {name: head(p).pow(2).mean() for name, p in (("p3", p3), ("p4", p4))}
+        losses["p3"].backward()
+        losses["p4"].backward()
+        """
+    )
+    (result,) = run_snippets([Snippet(source)])
+    assert (result.error or "").startswith("RuntimeError: Trying to backward through the graph a second time")
+    assert [(f.code, f.span.line) for f in analyze(source)] == [("GG102", 13)]

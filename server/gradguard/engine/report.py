@@ -1759,10 +1759,22 @@ def _listed(names: list[str]) -> str:
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
+# Ops whose result holds its inputs' values as they are: views and concatenations.
+_KEEPS_VALUES = frozenset(
+    {"cat", "concat", "concatenate", "stack", "hstack", "vstack", "view", "reshape", "flatten"}
+    | {"squeeze", "unsqueeze", "permute", "transpose", "t", "expand", "contiguous", "clone", "to"}
+)
+
+
 def _near(site: Site) -> set[Site]:
-    """The op itself, and, when it saves nothing (a view, a concatenation), the ops that made its
-    inputs: what a tensor re-made for another call of the same module shares with the original."""
-    return {site} | (_input_roots(site) if not site.saves else set())
+    """The op itself, and, when it is a view or a concatenation, the ops that made its inputs:
+    what a tensor re-made for another call of the same module shares with the original. (A sum
+    mixes its inputs: an FPN level `lateral(c3) + p4` is not `p4` made again.)"""
+    node = site.node
+    func = node.func if isinstance(node, ast.Call) else None
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    keeps = isinstance(node, ast.Subscript) or name in _KEEPS_VALUES
+    return {site} | (_input_roots(site) if keeps and not site.saves else set())
 
 
 def _input_roots(site: Site) -> set[Site]:
