@@ -1952,3 +1952,35 @@ def test_a_pyramid_level_summed_from_another_is_no_gan_fake() -> None:
     (result,) = run_snippets([Snippet(source)])
     assert (result.error or "").startswith("RuntimeError: Trying to backward through the graph a second time")
     assert [(f.code, f.span.line) for f in analyze(source)] == [("GG102", 13)]
+
+
+_GATHER = """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+net = nn.Linear(4, 1)
+replicas = 2
+batch = torch.randn(8, 4)
+chunks = [batch.chunk(replicas)[i] for i in range(replicas){cond}]
+outputs = [net(c).pow(2).mean() for c in chunks]
+loss = torch.stack([o for o in outputs]){reduce}
+loss.backward()
+"""
+
+
+@pytest.mark.parametrize(
+    ("cond", "reduce", "flagged"),
+    [("", "", True), ("", ".mean()", False), (" if i == 0", "", False)],
+)
+def test_stacking_one_scalar_per_replica_makes_a_vector(cond: str, reduce: str, flagged: bool) -> None:
+    """A DataParallel-style gather stacks one scalar loss per replica: with two replicas the loss
+    has shape (2,), and torch 2.13 raises "grad can be implicitly created only for scalar outputs"
+    at the backward. Reduced, it runs; a comprehension with a filter may keep one element (here it
+    does: shape (1,), which backpropagates), so it is not called plural."""
+    source = _GATHER.format(cond=cond, reduce=reduce)
+    (result,) = run_snippets([Snippet(source)])
+    assert (result.error or "").startswith("RuntimeError: grad can be implicitly") == flagged
+    if not flagged:
+        assert result.error is None
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG109", 11)] if flagged else [])

@@ -898,7 +898,17 @@ class Evaluator:
                 for cond in gen.ifs:
                     self.expr(cond)
             out = self._comp_out(node, self._comp_value(node))
-            return out.with_(nonempty=True) if full and out.ty is Ty.LIST else out
+            if out.ty is not Ty.LIST:
+                return out
+            # One element per element of one iterable of two or more (`range(n)` with `n` known, a
+            # list made so): certainly more than one element, so `torch.stack` of it is no scalar.
+            gen = node.generators[0]
+            several = (
+                len(node.generators) == 1
+                and not gen.ifs
+                and (first.ty is Ty.LIST and first.plural or (self.range_length(gen.iter) or 0) >= 2)
+            )
+            return out.with_(nonempty=full or several, plural=several)
         finally:
             self.comprehending -= 1
 
@@ -1302,9 +1312,13 @@ class Evaluator:
                 item = elements(args[0]) if args[0].ty in (Ty.LIST, Ty.TUPLE) else None
                 if item is not None and item is not EMPTY and item.is_tensor:
                     out = self.tensor_op(name, node, item, [], kwargs, (), first_arg=None)
-                    # Every element's graph, also those of the elements the loop appended.
+                    # Every element's graph, also those of the elements the loop appended. Stacking
+                    # a list of more than one element makes more than one element.
                     return out.with_(
-                        taints=out.taints | args[0].taints, shape=None, sites=out.sites | args[0].held
+                        taints=out.taints | args[0].taints,
+                        shape=None,
+                        sites=out.sites | args[0].held,
+                        plural=name == "stack" and args[0].plural,
                     )
                 # A list built elsewhere: the result is a tensor that carries whatever the list held.
                 return Val(Grad.UNKNOWN, Ty.TENSOR, taints=args[0].taints)

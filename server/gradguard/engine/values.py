@@ -248,7 +248,7 @@ class Val:
     # program iterates over): the value itself, in a 1-tuple.
     lit: tuple[object] | None = None
     # Certainly more (or fewer) elements than one, though the shape is not known: broadcast with a
-    # tensor of known size other than 1 (`per_sample_loss * weights`).
+    # tensor of known size other than 1 (`per_sample_loss * weights`). A list: certainly two or more.
     plural: bool = False
     # A view (basic indexing) of a leaf tensor that requires grad: changing it in place raises.
     leaf_view: bool = False
