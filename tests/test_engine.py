@@ -1984,3 +1984,40 @@ def test_stacking_one_scalar_per_replica_makes_a_vector(cond: str, reduce: str, 
     if not flagged:
         assert result.error is None
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG109", 11)] if flagged else [])
+
+
+_REPLICA_LOOP = """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+net = nn.Linear(4, 1)
+replicas = 4
+x = torch.randn(16, 4)
+losses = []
+for k, part in enumerate(torch.chunk(x, replicas, dim=0)):
+    {body}
+loss = torch.stack(losses)
+loss.backward()
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "flagged"),
+    [
+        ("losses.append(net(part).pow(2).mean())", True),
+        # Appended on one path only: the loop may leave one element (here it does).
+        ("if k == 0:\n        losses.append(net(part).pow(2).mean())", False),
+        ("losses.append(net(part).pow(2).mean())\n    break", False),
+    ],
+)
+def test_a_list_each_iteration_of_a_known_loop_grows_has_several(body: str, flagged: bool) -> None:
+    """Four chunks, one scalar loss appended per chunk on every path: `torch.stack` gives shape (4,)
+    and torch 2.13 raises "grad can be implicitly created only for scalar outputs"; an append on one
+    path, or a break, leaves one element, shape (1,), which backpropagates."""
+    source = _REPLICA_LOOP.format(body=body)
+    (result,) = run_snippets([Snippet(source)])
+    assert (result.error or "").startswith("RuntimeError: grad can be implicitly") == flagged
+    if not flagged:
+        assert result.error is None
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG109", 12)] if flagged else [])

@@ -2184,10 +2184,11 @@ class Evaluator:
             if piece.requires_grad:
                 grad_on = self.mode() is GradMode.ON
                 piece = piece.with_(obj=recv.obj, view_of=node if grad_on else None)
-            count = node.args[0] if name == "chunk" and node.args else None
-            if isinstance(count, ast.Constant) and type(count.value) is int and 1 <= count.value <= 8:
-                piece = piece.with_(shape=_chunk_shape(node, recv.shape, count.value))
-                return Val(Grad.NONE, Ty.TUPLE, elts=(piece,) * count.value)
+            # `x.chunk(n)` with `n` known (a literal, or a name or attribute bound to one).
+            count = args[0].lit[0] if name == "chunk" and args and args[0].lit is not None else None
+            if type(count) is int and 1 <= count <= 8:
+                piece = piece.with_(shape=_chunk_shape(node, arg_nodes, recv.shape, count))
+                return Val(Grad.NONE, Ty.TUPLE, elts=(piece,) * count)
             sizes = args[0] if name == "split" and args else None
             if sizes is not None and sizes.ty in (Ty.LIST, Ty.TUPLE) and sizes.elts and len(sizes.elts) <= 8:
                 return Val(Grad.NONE, Ty.TUPLE, elts=(piece,) * len(sizes.elts))  # split(x, [a, b])
@@ -3458,11 +3459,12 @@ def _loss_none_shape(name: str, shape: shp.Shape | None) -> shp.Shape | None:
     return shape
 
 
-def _chunk_shape(node: ast.Call, shape: shp.Shape | None, count: int) -> shp.Shape | None:
+def _chunk_shape(node: ast.Call, arg_nodes: Any, shape: shp.Shape | None, count: int) -> shp.Shape | None:
     """The shape of each piece of ``x.chunk(count, dim)``: the other sizes stay; the split one is
-    known when it divides evenly (else the last piece is smaller)."""
+    known when it divides evenly (else the last piece is smaller). ``arg_nodes``: the arguments
+    after the tensor."""
     dim_node = (
-        node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "dim"), None)
+        arg_nodes[1] if len(arg_nodes) > 1 else next((k.value for k in node.keywords if k.arg == "dim"), None)
     )
     dim = 0 if dim_node is None else shp.int_const(dim_node)
     d = shp.norm_dim(dim, len(shape)) if shape is not None else None

@@ -1155,7 +1155,8 @@ class Interpreter(Evaluator):
                     val = elem.with_(elts=(number, elem.elts[1]))
             self.assign(node.target, val, node)
 
-        self.loop(node, head, max_iterations=trips or 2)
+        known = trips or self.range_length(node.iter) or (len(exact) if exact is not None else None)
+        self.loop(node, head, max_iterations=trips or 2, trips=known)
 
     def comprehension_loop(
         self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp, first: Val
@@ -1393,7 +1394,9 @@ class Interpreter(Evaluator):
         max_iterations: int = 2,
         exact: bool = False,
         every: bool = False,
+        trips: int | None = None,
     ) -> None:
+        """Follow a loop (see LoopFrame); ``trips``: how often it runs, when that is known."""
         frame = LoopFrame(
             node,
             scope=self.frames[-1].func if self.frames else None,
@@ -1446,7 +1449,18 @@ class Interpreter(Evaluator):
             # changed for the graphs saved before, which a backward after the loop meets.
             self.st.dirty = dict(ends[1].dirty)
         if self.st is not None and not frame.exact:
+            # Lists that every path of an iteration appended to, in a loop known to run two or
+            # more times without a break: two or more elements after it, whatever they are.
+            grown = (
+                _appended_lists(node, frame.starts.get(1, {}), ends[0])
+                if trips is not None and trips >= 2 and not frame.breaks and ends and ends[0] is not None
+                else []
+            )
             _summarise_grown_lists(frame.starts.get(1, {}), self.st)
+            for key in grown:
+                val = self.st.env.get(key)
+                if val is not None and val.ty is Ty.LIST:
+                    self.st.env[key] = val.with_(plural=True, nonempty=True)
         if node.orelse and self.st is not None:
             self.block(node.orelse)
 
@@ -2098,6 +2112,62 @@ def _reads(expr: ast.expr, target: ast.expr) -> bool:
     want = _chain(target)
     kind = type(target)
     return any(isinstance(n, kind) and _chain(n) == want for n in ast.walk(expr))
+
+
+def _appended_lists(loop: ast.For | ast.While | ast.AsyncFor, start: dict[str, Val], end: State) -> list[str]:
+    """Local lists that every iteration of ``loop`` grows: appended by a statement of the body
+    itself (not under an `if`, whose test may depend on the iteration), in a body without
+    `continue`, and that the loop does nothing else to: no rebinding, no removal, not handed to a
+    call that could empty them. (Iteration 1 grew them: known elements before and after it.)"""
+    if any(isinstance(n, ast.Continue) for stmt in loop.body for n in ast.walk(stmt)):
+        return []
+    appended = {
+        stmt.value.func.value.id
+        for stmt in _straight_line(loop.body)
+        if isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Call)
+        and isinstance(stmt.value.func, ast.Attribute)
+        and stmt.value.func.attr in ("append", "insert")
+        and isinstance(stmt.value.func.value, ast.Name)
+    }
+    out = []
+    for key, val in end.env.items():
+        before = start.get(key)
+        if (
+            key not in appended
+            or val.ty is not Ty.LIST
+            or val.elts is None
+            or before is None
+            or before.ty is not Ty.LIST
+            or before.elts is None
+            or len(val.elts) <= len(before.elts)
+        ):
+            continue
+        if all(_only_grows(n, key) for stmt in loop.body for n in ast.walk(stmt)):
+            out.append(key)
+    return out
+
+
+def _straight_line(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements that run whenever ``body`` runs to its end (`with` blocks entered)."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            yield from _straight_line(stmt.body)
+
+
+_GROWS = frozenset({"append", "extend", "insert", "index", "count", "copy"})
+
+
+def _only_grows(node: ast.AST, name: str) -> bool:
+    """Does ``node`` leave the list ``name`` with at least the elements it had?"""
+    if isinstance(node, ast.Name) and node.id == name:
+        return isinstance(node.ctx, ast.Load)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name:
+        return node.attr in _GROWS
+    if isinstance(node, ast.Call):
+        return not any(isinstance(a, ast.Name) and a.id == name for a in node.args)
+    return not (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Del))
 
 
 def _summarise_grown_lists(start: dict[str, Val], st: State) -> None:
