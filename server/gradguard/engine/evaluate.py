@@ -2187,8 +2187,12 @@ class Evaluator:
             # `x.chunk(n)` with `n` known (a literal, or a name or attribute bound to one).
             count = args[0].lit[0] if name == "chunk" and args and args[0].lit is not None else None
             if type(count) is int and 1 <= count <= 8:
-                piece = piece.with_(shape=_chunk_shape(node, arg_nodes, recv.shape, count))
-                return Val(Grad.NONE, Ty.TUPLE, elts=(piece,) * count)
+                each = _chunk_shape(node, arg_nodes, recv.shape, count)
+                # Fewer pieces when the dim is shorter: ceil(size / ceil(size / count)) of them.
+                size = _chunk_size(node, arg_nodes, recv.shape)
+                if size is not None and size > 0:
+                    count = -(-size // -(-size // count))
+                return Val(Grad.NONE, Ty.TUPLE, elts=(piece.with_(shape=each),) * count)
             sizes = args[0] if name == "split" and args else None
             if sizes is not None and sizes.ty in (Ty.LIST, Ty.TUPLE) and sizes.elts and len(sizes.elts) <= 8:
                 return Val(Grad.NONE, Ty.TUPLE, elts=(piece,) * len(sizes.elts))  # split(x, [a, b])
@@ -3459,15 +3463,24 @@ def _loss_none_shape(name: str, shape: shp.Shape | None) -> shp.Shape | None:
     return shape
 
 
-def _chunk_shape(node: ast.Call, arg_nodes: Any, shape: shp.Shape | None, count: int) -> shp.Shape | None:
-    """The shape of each piece of ``x.chunk(count, dim)``: the other sizes stay; the split one is
-    known when it divides evenly (else the last piece is smaller). ``arg_nodes``: the arguments
-    after the tensor."""
+def _chunk_dim(node: ast.Call, arg_nodes: Any, shape: shp.Shape | None) -> int | None:
+    """The dim ``x.chunk(count, dim)`` splits (``arg_nodes``: the arguments after the tensor)."""
     dim_node = (
         arg_nodes[1] if len(arg_nodes) > 1 else next((k.value for k in node.keywords if k.arg == "dim"), None)
     )
     dim = 0 if dim_node is None else shp.int_const(dim_node)
-    d = shp.norm_dim(dim, len(shape)) if shape is not None else None
+    return shp.norm_dim(dim, len(shape)) if shape is not None else None
+
+
+def _chunk_size(node: ast.Call, arg_nodes: Any, shape: shp.Shape | None) -> int | None:
+    d = _chunk_dim(node, arg_nodes, shape)
+    return shape[d] if shape is not None and d is not None else None
+
+
+def _chunk_shape(node: ast.Call, arg_nodes: Any, shape: shp.Shape | None, count: int) -> shp.Shape | None:
+    """The shape of each piece of ``x.chunk(count, dim)``: the other sizes stay; the split one is
+    known when it divides evenly (else the last piece is smaller)."""
+    d = _chunk_dim(node, arg_nodes, shape)
     if shape is None or d is None:
         return None
     size = shape[d]
