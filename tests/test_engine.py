@@ -2021,3 +2021,54 @@ def test_a_list_each_iteration_of_a_known_loop_grows_has_several(body: str, flag
     if not flagged:
         assert result.error is None
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG109", 12)] if flagged else [])
+
+
+_MODULE_DICT = """\
+import torch
+import torch.nn as nn
+
+
+class Norm(nn.Module):
+    def forward(self, x):
+        return x - x.mean()
+
+
+class Brain:
+    def __init__(self, modules):
+        self.modules = nn.ModuleDict(modules)
+        self.optimizer = torch.optim.Adam(self.modules.parameters())
+
+    def fit_batch(self, x, y):
+        {guard}
+            feats = self.modules.norm(x)
+        predict = self.modules.model(feats)
+        loss = nn.functional.cross_entropy(predict, y)
+        loss.backward()
+        self.optimizer.step()
+
+
+torch.manual_seed(0)
+brain = Brain({{"model": nn.Linear(4, 3), "norm": Norm()}})
+brain.fit_batch(torch.randn(5, 4), torch.randint(0, 3, (5,)))
+"""
+
+
+@pytest.mark.parametrize("guard", ["with torch.no_grad():", "if True:"])
+def test_a_module_dict_entry_is_called_by_its_name(guard: str) -> None:
+    """`self.modules.norm(x)` calls the ModuleDict's entry "norm" (nn.Module finds submodules by
+    name). Features normalised under no_grad, then the model: training runs (torch 2.13)."""
+    source = _MODULE_DICT.format(guard=guard)
+    (result,) = run_snippets([Snippet(source)])
+    assert result.error is None
+    assert analyze(source) == []
+
+
+def test_a_model_in_a_module_dict_called_under_no_grad_has_no_graph() -> None:
+    """The ModuleDict's model called inside `torch.no_grad()`: torch 2.13 raises "element 0 of
+    tensors does not require grad and does not have a grad_fn" at the backward (GG106)."""
+    source = _MODULE_DICT.format(guard="with torch.no_grad():").replace(
+        "        predict = self.modules.model(feats)", "            predict = self.modules.model(feats)"
+    )
+    (result,) = run_snippets([Snippet(source)])
+    assert (result.error or "").startswith("RuntimeError: element 0 of tensors does not require grad")
+    assert [(f.code, f.span.line) for f in analyze(source)] == [("GG106", 20)]

@@ -738,6 +738,10 @@ class Evaluator:
                 if val.ty is Ty.OTHER and val.module is not None:
                     return val  # an instance of a class of this file (a meter, a buffer, a helper)
                 return UNKNOWN
+            if inst.cls_name == "ModuleDict" and attr in inst.children:
+                # nn.Module finds a submodule by its name: `self.modules.model` is the ModuleDict's
+                # entry "model".
+                return Val(Grad.NONE, Ty.MODULE, module=inst.children[attr])
             layer = inst.user_class is None or inst.user_class.torch_base is not None
             if attr in ("weight", "bias") and inst.has_params and layer:
                 if self.trainable(inst):
@@ -1001,8 +1005,13 @@ class Evaluator:
             if stored is not None and stored.ty is not Ty.UNKNOWN:
                 # A value kept in an attribute: a sub-module, a loss object, a function, an object.
                 return self.call_value(stored, node, args, kwargs)
-            if recv.module is not None and func.attr in recv.module.attrs:
-                # self.layer(x): a sub-module (or function) stored as an attribute
+            if recv.module is not None and (
+                func.attr in recv.module.attrs
+                or recv.module.cls_name == "ModuleDict"
+                and func.attr in recv.module.children
+            ):
+                # self.layer(x): a sub-module (or function) stored as an attribute; a ModuleDict's
+                # entry by name (`self.modules.model(x)`)
                 callee = self.attribute(func, recv)
                 if callee.ty is Ty.MODULE and callee.module is not None:
                     return self.module_call(callee.module, node, args, kwargs)
