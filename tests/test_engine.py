@@ -2072,3 +2072,77 @@ def test_a_model_in_a_module_dict_called_under_no_grad_has_no_graph() -> None:
     (result,) = run_snippets([Snippet(source)])
     assert (result.error or "").startswith("RuntimeError: element 0 of tensors does not require grad")
     assert [(f.code, f.span.line) for f in analyze(source)] == [("GG106", 20)]
+
+
+def test_the_pieces_of_a_split_of_unknown_count_keep_the_graph() -> None:
+    """`lhs, rhs = data.split(k, -1)` with `k` a parameter: how many pieces is not known, but each
+    is a view with the graph, so a gate `torch.sigmoid(rhs)` changed in place breaks the backward
+    (torch 2.13: "one of the variables needed for gradient computation has been modified by an
+    inplace operation")."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+
+        def gate(layer, data, k):
+            data = layer(data)
+            lhs, rhs = data.split(k, -1)
+            g = torch.sigmoid(rhs)
+            g *= 2
+            return lhs * g
+
+
+        torch.manual_seed(0)
+        layer = nn.Linear(4, 6)
+        out = gate(layer, torch.randn(2, 4), 3)
+        out.sum().backward()
+        """
+    )
+    (result,) = run_snippets([Snippet(source)])
+    assert (result.error or "").startswith("RuntimeError: one of the variables needed for gradient")
+    assert [f.code for f in analyze(source)] == ["GG107"]
+
+
+_MODULE_LISTS = """\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.layers = nn.ModuleList()
+        for _ in range(n):
+            self.layers.append(nn.Linear(4, 4))
+        self.heads = nn.ModuleList([nn.Linear(4, 4) for _ in range(n)])
+
+    def forward(self, x):
+        {forward}
+        h *= 2
+        return x + h
+
+
+torch.manual_seed(0)
+net = Net(2)
+net(torch.randn(3, 4)).sum().backward()
+"""
+
+
+@pytest.mark.parametrize(
+    "forward",
+    [
+        # A ModuleList filled with `append` in `__init__`, iterated.
+        "for layer in self.layers:\n            h = torch.sigmoid(layer(x))",
+        # A ModuleList of a comprehension, indexed past its first layer.
+        "h = torch.sigmoid(self.heads[1](x))",
+    ],
+)
+def test_module_lists_built_by_append_and_by_a_comprehension(forward: str) -> None:
+    """The forward runs through the layers of a ModuleList built with `append` or from a
+    comprehension, so a sigmoid output changed in place is found (torch 2.13 raises "one of the
+    variables needed for gradient computation has been modified by an inplace operation")."""
+    source = _MODULE_LISTS.format(forward=forward)
+    (result,) = run_snippets([Snippet(source)])
+    assert (result.error or "").startswith("RuntimeError: one of the variables needed for gradient")
+    assert [f.code for f in analyze(source)] == ["GG107"]

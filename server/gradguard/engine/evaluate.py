@@ -615,6 +615,13 @@ class Evaluator:
         base = self.expr(node.value)
         self.expr(node.slice)
         key = self.key_node(node.slice)
+        if (
+            base.module is not None
+            and base.module.alike
+            and len(base.module.seq_children) == 1
+            and not isinstance(node.slice, ast.Slice)
+        ):
+            return Val(Grad.NONE, Ty.MODULE, module=base.module.seq_children[0])  # one of alike layers
         if base.module is not None and base.module.seq_children and isinstance(key, ast.Constant):
             i = key.value
             children = base.module.seq_children
@@ -1578,6 +1585,7 @@ class Evaluator:
                 inst.kind = "opaque"
                 if mods and (listed is None or len(mods) == len(listed)):
                     inst.seq_children = mods
+                    inst.alike = listed is None
                     inst.has_params = any(c.has_params for c in mods)
             else:
                 inst.kind = "opaque"
@@ -2401,6 +2409,23 @@ class Evaluator:
             target = ast.copy_location(ast.Attribute(node.func.value, node.args[0].value, ast.Store()), node)
             self.assign_target(target, args[1])
             return NONE_VAL
+        grows = name in ("append", "extend") and inst.user_class is None
+        if grows and inst.cls_name in ("ModuleList", "Sequential"):
+            # `self.layers.append(Block(...))` while building a model: the container's next layers.
+            given = args[0] if len(args) == 1 and not kwargs else UNKNOWN
+            added = (
+                [given]
+                if name == "append"
+                else list(given.elts)
+                if given.ty in (Ty.LIST, Ty.TUPLE) and given.elts is not None
+                else None
+            )
+            if added is not None and all(a.ty is Ty.MODULE and a.module is not None for a in added):
+                inst.seq_children = [*inst.seq_children, *(a.module for a in added if a.module is not None)]
+                inst.has_params = inst.has_params or any(a.module.has_params for a in added if a.module)
+            else:
+                inst.seq_children = []  # something else was added: its layers are not known
+            return recv if name == "append" else NONE_VAL
         kids = _known_children(inst) if name in ("named_children", "children") and not args else None
         if kids is not None:
             # `for name, layer in vgg.named_children()`: a container's children, in order.

@@ -1587,8 +1587,13 @@ class Interpreter(Evaluator):
                 for sub, sub_val in zip(target.elts, val.elts, strict=False):
                     self.assign(sub, sub_val, stmt)
             else:
+                # A sequence of unknown length: each name gets what holds of every element.
+                each = val.item if val.ty in (Ty.TUPLE, Ty.LIST) and val.item is not None else UNKNOWN
                 for sub in target.elts:
-                    self.assign(sub.value if isinstance(sub, ast.Starred) else sub, UNKNOWN, stmt)
+                    if isinstance(sub, ast.Starred):
+                        self.assign(sub.value, UNKNOWN, stmt)
+                    else:
+                        self.assign(sub, UNKNOWN if starred else each, stmt)
         elif isinstance(target, ast.Attribute):
             path = self.path_of(target)
             if target.attr == "grad":

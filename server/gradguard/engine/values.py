@@ -139,6 +139,7 @@ class ModuleInst:
         "attrs",
         "key",
         "origin",
+        "alike",
     )
 
     def __init__(self, cls_name: str, has_params: bool, user_class: Any = None, kind: str = "layer") -> None:
@@ -159,6 +160,9 @@ class ModuleInst:
         # flow-sensitive, joined and carried across loop iterations like local names.
         self.key = f"@{next(_OBJ_IDS)}"
         self.origin: ast.AST | None = None  # the constructor call (nn.ReLU(inplace=True))
+        # Its one entry of seq_children stands for a number not known of alike layers (a ModuleList
+        # of a comprehension or generator), so any index gives that layer.
+        self.alike = False
 
     def mark_trained(self) -> None:
         """Its parameters go to an optimizer: so do those of every sub-module."""
@@ -189,6 +193,7 @@ class ModuleInst:
         new.frozen = self.frozen
         new.hazard = self.hazard
         new.origin = self.origin
+        new.alike = self.alike
         new.children = {k: c.clone(memo) for k, c in self.children.items()}
         new.seq_children = [c.clone(memo) for c in self.seq_children]
         new.attrs = {k: remap_module(v, memo) for k, v in self.attrs.items()}
