@@ -2146,3 +2146,26 @@ def test_module_lists_built_by_append_and_by_a_comprehension(forward: str) -> No
     (result,) = run_snippets([Snippet(source)])
     assert (result.error or "").startswith("RuntimeError: one of the variables needed for gradient")
     assert [f.code for f in analyze(source)] == ["GG107"]
+
+
+@pytest.mark.parametrize(("keep", "flagged"), [("False", True), ("True", False)])
+def test_a_flag_bound_to_a_known_bool_is_that_bool(keep: str, flagged: bool) -> None:
+    """`loss.backward(retain_graph=keep)` with `keep = False`: the graph is freed, and the second
+    backward raises "Trying to backward through the graph a second time" (torch 2.13); with
+    `keep = True` both run."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+
+        torch.manual_seed(0)
+        net = nn.Linear(3, 1)
+        keep = {keep}
+        loss = net(torch.randn(4, 3)).pow(2).mean()
+        loss.backward(retain_graph=keep)
+        loss.backward()
+        """
+    )
+    (result,) = run_snippets([Snippet(source)])
+    assert (result.error or "").startswith("RuntimeError: Trying to backward through the graph") == flagged
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG101", 9)] if flagged else [])

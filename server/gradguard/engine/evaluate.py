@@ -1152,6 +1152,8 @@ class Evaluator:
                     val = self.peek(k.value)  # a name bound to a known number or string
                     if val.lit is not None:
                         return val.lit[0]
+                    if val is TRUE or val is FALSE:
+                        return val.truth  # a flag known here (`create_graph=create_graph`)
                 return _NOT_CONST
         if any(k.arg is None for k in node.keywords):
             return _NOT_CONST  # `f(..., **kwargs)` may pass it
