@@ -2169,3 +2169,24 @@ def test_a_flag_bound_to_a_known_bool_is_that_bool(keep: str, flagged: bool) -> 
     (result,) = run_snippets([Snippet(source)])
     assert (result.error or "").startswith("RuntimeError: Trying to backward through the graph") == flagged
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG101", 9)] if flagged else [])
+
+
+def test_not_of_a_known_flag_decides_a_branch() -> None:
+    """`use_numpy = not use_numpy` after `use_numpy = True`: the flag is False, so the branch with
+    `.numpy()` on a tensor that requires grad never runs (torch 2.13 runs the script clean)."""
+    source = textwrap.dedent(
+        """\
+        import torch
+
+        w = torch.randn(3, requires_grad=True)
+        use_numpy = True
+        use_numpy = not use_numpy
+        out = w * 2
+        if use_numpy:
+            print(out.numpy())
+        out.sum().backward()
+        """
+    )
+    (result,) = run_snippets([Snippet(source)])
+    assert result.error is None
+    assert analyze(source) == []

@@ -480,7 +480,9 @@ class Evaluator:
     def e_UnaryOp(self, node: ast.UnaryOp) -> Val:
         val = self.expr(node.operand)
         if isinstance(node.op, ast.Not):
-            return OTHER
+            # `optimize_class = not optimize_class`: a flag known here stays known.
+            truth = val.truth if val.truth is not None else known_truth(val) if val.ty in _SIZED else None
+            return OTHER if truth is None else FALSE if truth else TRUE
         if isinstance(node.op, ast.USub) and val.requires_grad:
             return self.op_result(node, (val,), saves=False, shape=val.shape)
         if val.ty is Ty.NUMBER and not isinstance(node.op, ast.UAdd):
@@ -3977,6 +3979,8 @@ def _reduction(reduction: Any, reduce: Any, size_average: Any) -> Any:
         return _NOT_CONST
     return "none" if reduce is False else "sum" if size_average is False else "mean"
 
+
+_SIZED = frozenset({Ty.LIST, Ty.TUPLE, Ty.DICT, Ty.NONE_OBJ})  # whose truth known_truth can tell
 
 _LIKE_METHODS = frozenset({"view_as", "reshape_as", "expand_as", "type_as", "to"})
 
