@@ -2190,3 +2190,42 @@ def test_not_of_a_known_flag_decides_a_branch() -> None:
     (result,) = run_snippets([Snippet(source)])
     assert result.error is None
     assert analyze(source) == []
+
+
+def test_a_feature_pyramid_built_by_comprehensions_over_its_layers() -> None:
+    """Lateral maps made by `[conv(x) for i, conv in enumerate(self.lateral_convs)]`, added top-down
+    in place (`laterals[i - 1] += ...` over `range(len(laterals) - 1, 0, -1)`), then each smoothed by
+    `self.fpn_convs[i](laterals[i])`: the in-place add changes a ReLU output its backward needs
+    (torch 2.13: "one of the variables needed for gradient computation has been modified by an
+    inplace operation")."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+
+        class FPN(nn.Module):
+            def __init__(self, channels=(4, 8, 8)):
+                super().__init__()
+                self.lateral_convs = nn.ModuleList(
+                    nn.Sequential(nn.Conv2d(c, 4, 1), nn.ReLU()) for c in channels
+                )
+                self.fpn_convs = nn.ModuleList(nn.Conv2d(4, 4, 3, padding=1) for _ in channels)
+
+            def forward(self, feats):
+                laterals = [conv(feats[i]) for i, conv in enumerate(self.lateral_convs)]
+                for i in range(len(laterals) - 1, 0, -1):
+                    laterals[i - 1] += laterals[i]
+                outs = [self.fpn_convs[i](laterals[i]) for i in range(len(laterals))]
+                return outs[0]
+
+
+        torch.manual_seed(0)
+        fpn = FPN()
+        feats = [torch.randn(1, c, 6, 6) for c in (4, 8, 8)]
+        fpn(feats).sum().backward()
+        """
+    )
+    (result,) = run_snippets([Snippet(source)])
+    assert (result.error or "").startswith("RuntimeError: one of the variables needed for gradient")
+    assert [(f.code, f.span.line) for f in analyze(source)] == [("GG107", 16)]

@@ -302,6 +302,17 @@ class Evaluator:
             and type(key.operand.value) is int
         ):
             return ast.Constant(value=-key.operand.value)  # `layers[-1]`
+        if (
+            isinstance(key, ast.BinOp)
+            and isinstance(key.op, (ast.Add, ast.Sub))
+            and all(isinstance(side, (ast.Name, ast.Constant)) for side in (key.left, key.right))
+        ):
+            # `laterals[i - 1]` with `i` known in this iteration.
+            left, right = (self.key_node(side) for side in (key.left, key.right))
+            a = left.value if isinstance(left, ast.Constant) else None
+            b = right.value if isinstance(right, ast.Constant) else None
+            if type(a) is int and type(b) is int:
+                return ast.Constant(value=a + b if isinstance(key.op, ast.Add) else a - b)
         return key
 
     def default(self, node: ast.expr) -> Val:
@@ -860,9 +871,18 @@ class Evaluator:
         exact = first.elts if first.ty in (Ty.LIST, Ty.TUPLE) else None
         if first.ty is Ty.DICT and first.keys is not None and first.elts is not None:
             exact = tuple(_key_val(k) for k in first.keys)  # iterating a dict gives its keys
-        elif first.ty is Ty.MODULE and first.module is not None and first.module.seq_children:
+        elif (
+            first.ty is Ty.MODULE
+            and first.module is not None
+            and first.module.seq_children
+            and not first.module.alike  # layers of a number not known: no exact count
+        ):
             # `tuple(head(h) for head in self.heads)`: one element per layer of the container.
             exact = tuple(Val(Grad.NONE, Ty.MODULE, module=m) for m in first.module.seq_children)
+        elif (layers := self.module_sequence(first, node.generators[0].iter)) is not None:
+            # `[conv(x[i]) for i, conv in enumerate(self.lateral_convs)]`, `zip(self.heads, feats)`:
+            # one element per layer, as a loop over them has.
+            exact = layers
         elif exact is None and len(node.generators) == 1 and isinstance(node, ast.ListComp):
             # `[0 for _ in range(steps + 1)]` with `steps` known: one slot per step, each its own.
             # (Only slots of a constant: a list of layers is better followed as alike elements.)
@@ -875,6 +895,20 @@ class Evaluator:
             length = self.range_length(counted) if one_bound else None
             if length is not None and 1 <= length <= MAX_EXACT_ELEMENTS:
                 exact = tuple(Val(Grad.NONE, Ty.NUMBER, lit=(k,)) for k in range(length))
+            gen = node.generators[0]
+            counter = self.counter(counted) if not gen.ifs and isinstance(gen.target, ast.Name) else None
+            length = self.range_length(counted) if counter is not None else None
+            if (
+                exact is None
+                and counter is not None
+                and length is not None
+                and 2 <= length <= MAX_EXACT_ELEMENTS
+                and _indexes_with(node.elt, gen.target.id)  # type: ignore[attr-defined]
+            ):
+                # `[self.fpn_convs[i](laterals[i]) for i in range(len(laterals))]`: element i reads
+                # the i-th of known sequences, so each is followed with its own number.
+                start, stride, _ = counter
+                exact = tuple(Val(Grad.NONE, Ty.NUMBER, lit=(start + k * stride,)) for k in range(length))
         if len(node.generators) == 1 and exact and len(exact) <= MAX_EXACT_ELEMENTS:
             # Over a known sequence (a ModuleDict's items, a tuple of losses): once per element.
             gen = node.generators[0]
@@ -953,6 +987,12 @@ class Evaluator:
     def comprehension_loop(
         self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp, first: Val
     ) -> Val | None:  # provided by the Interpreter: a training loop written as a comprehension
+        return None
+
+    def module_sequence(self, it: Val, node: ast.expr) -> tuple[Val, ...] | None:  # see Interpreter
+        return None
+
+    def counter(self, it: ast.expr) -> tuple[int, int, bool] | None:  # provided by the Interpreter
         return None
 
     def range_length(self, it: ast.expr) -> int | None:  # provided by the Interpreter
@@ -3405,6 +3445,15 @@ class _NotConst:
 
 
 _NOT_CONST = _NotConst()
+
+
+def _indexes_with(node: ast.expr, name: str) -> bool:
+    """Does ``node`` subscript something with ``name`` (`x[i]`, `convs[i - 1]`)?"""
+    return any(
+        isinstance(n, ast.Subscript)
+        and any(isinstance(k, ast.Name) and k.id == name for k in ast.walk(n.slice))
+        for n in ast.walk(node)
+    )
 
 
 def _selects_trainable(node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp) -> bool:

@@ -1282,6 +1282,9 @@ class Interpreter(Evaluator):
         return None
 
     def literal_int(self, node: ast.expr) -> int | None:
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            inner = self.literal_int(node.operand)  # `range(n - 1, 0, -1)`
+            return None if inner is None else -inner
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
             left, right = self.literal_int(node.left), self.literal_int(node.right)  # `steps + 1`
             if left is None or right is None:
