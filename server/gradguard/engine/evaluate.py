@@ -124,6 +124,7 @@ class Evaluator:
         self.frames: list[Frame] = []
         self.stmt_stack: list[ast.stmt] = []
         self._rebound: dict[int, frozenset[str]] = {}
+        self._growing: dict[int, frozenset[str]] = {}  # Interpreter.growing_lists
         self.seq = 0
         self.inlines = 0
         self._element_names: dict[int, frozenset[str]] = {}  # per loop: see _element_names
@@ -219,6 +220,9 @@ class Evaluator:
         a known object (a heap cell shared by every name and ``self`` that refers to it), or
         ``@global.losses`` for a module's list or dict that a function changes (see global_cell)."""
         if isinstance(node, ast.Name):
+            st = self.st
+            if st is None or not self.frames or node.id in st.env:
+                return node.id  # a local name, or module code's own (the common case, first)
             return self.global_cell(node.id) or node.id
         if isinstance(node, ast.Attribute):
             base = self.path_of(node.value)

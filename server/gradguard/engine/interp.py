@@ -1455,7 +1455,7 @@ class Interpreter(Evaluator):
             # Lists that every path of an iteration appended to, in a loop known to run two or
             # more times without a break: two or more elements after it, whatever they are.
             grown = (
-                _appended_lists(node, frame.starts.get(1, {}), ends[0])
+                _appended_lists(self.growing_lists(node), frame.starts.get(1, {}), ends[0])
                 if trips is not None and trips >= 2 and not frame.breaks and ends and ends[0] is not None
                 else []
             )
@@ -1846,6 +1846,13 @@ class Interpreter(Evaluator):
             found = self._feeds[key] = _feeds_computation(loop, name, acc)
         return found
 
+    def growing_lists(self, loop: ast.For | ast.While | ast.AsyncFor) -> frozenset[str]:
+        """Names of lists every iteration of ``loop`` appends to (see _growing_lists), once per loop."""
+        cached = self._growing.get(id(loop))
+        if cached is None:
+            cached = self._growing[id(loop)] = _growing_lists(loop)
+        return cached
+
     def rebound_in(self, loop: ast.AST) -> frozenset[str]:
         """Names a loop body rebinds with a plain assignment on every path (reset each iteration);
         a reset under an `if` (every 100 steps) leaves the sum growing in between."""
@@ -2122,13 +2129,11 @@ def _reads(expr: ast.expr, target: ast.expr) -> bool:
     return any(isinstance(n, kind) and _chain(n) == want for n in ast.walk(expr))
 
 
-def _appended_lists(loop: ast.For | ast.While | ast.AsyncFor, start: dict[str, Val], end: State) -> list[str]:
-    """Local lists that every iteration of ``loop`` grows: appended by a statement of the body
-    itself (not under an `if`, whose test may depend on the iteration), in a body without
-    `continue`, and that the loop does nothing else to: no rebinding, no removal, not handed to a
-    call that could empty them. (Iteration 1 grew them: known elements before and after it.)"""
-    if any(isinstance(n, ast.Continue) for stmt in loop.body for n in ast.walk(stmt)):
-        return []
+def _growing_lists(loop: ast.For | ast.While | ast.AsyncFor) -> frozenset[str]:
+    """Names that every iteration of ``loop`` appends to: by a statement of the body itself (not
+    under an `if`, whose test may depend on the iteration), in a body without `continue`, and that
+    the loop does nothing else to: no rebinding, no removal, not handed to a call that could empty
+    them."""
     appended = {
         stmt.value.func.value.id
         for stmt in _straight_line(loop.body)
@@ -2138,11 +2143,22 @@ def _appended_lists(loop: ast.For | ast.While | ast.AsyncFor, start: dict[str, V
         and stmt.value.func.attr in ("append", "insert")
         and isinstance(stmt.value.func.value, ast.Name)
     }
+    if not appended:
+        return frozenset()
+    nodes = [n for stmt in loop.body for n in ast.walk(stmt)]
+    if any(isinstance(n, ast.Continue) for n in nodes):
+        return frozenset()
+    return frozenset(name for name in appended if all(_only_grows(n, name) for n in nodes))
+
+
+def _appended_lists(growing: frozenset[str], start: dict[str, Val], end: State) -> list[str]:
+    """Of the lists a loop grows every iteration (``growing``), those iteration 1 grew: known
+    elements before and after it."""
     out = []
     for key, val in end.env.items():
         before = start.get(key)
         if (
-            key not in appended
+            key not in growing
             or val.ty is not Ty.LIST
             or val.elts is None
             or before is None
@@ -2151,8 +2167,7 @@ def _appended_lists(loop: ast.For | ast.While | ast.AsyncFor, start: dict[str, V
             or len(val.elts) <= len(before.elts)
         ):
             continue
-        if all(_only_grows(n, key) for stmt in loop.body for n in ast.walk(stmt)):
-            out.append(key)
+        out.append(key)
     return out
 
 
