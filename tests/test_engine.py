@@ -2229,3 +2229,32 @@ def test_a_feature_pyramid_built_by_comprehensions_over_its_layers() -> None:
     (result,) = run_snippets([Snippet(source)])
     assert (result.error or "").startswith("RuntimeError: one of the variables needed for gradient")
     assert [(f.code, f.span.line) for f in analyze(source)] == [("GG107", 16)]
+
+
+@pytest.mark.parametrize(
+    ("index", "flagged"),
+    [("k", True), ("[k, k + 1]", False)],
+)
+def test_a_row_of_a_parameter_taken_with_a_counter_is_a_view_of_a_leaf(index: str, flagged: bool) -> None:
+    """`row = weight[k]` with `k` a Python counter is a view of the parameter: writing into it
+    raises "a view of a leaf Variable that requires grad is being used in an in-place operation"
+    (torch 2.13). Indexed with a list, the rows are a copy with a graph, and the write is fine."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+
+        weight = nn.Parameter(torch.randn(4, 3))
+        k = 0
+        for step in range(2):
+            row = weight[{index}]
+            row[1] = float("-inf")
+            k += 1
+        """
+    )
+    (result,) = run_snippets([Snippet(source)])
+    if flagged:
+        assert (result.error or "").startswith("RuntimeError: a view of a leaf Variable that requires grad")
+    else:
+        assert result.error is None
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG108", 8)] if flagged else [])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import builtins
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 from .. import observations as obs
@@ -282,6 +282,9 @@ class Evaluator:
             item = _item_at(self.peek(node.value), self.key_node(node.slice))
             return item if item is not None else UNKNOWN
         return UNKNOWN
+
+    def python_number(self, node: ast.expr) -> bool:
+        return self.peek(node).ty is Ty.NUMBER
 
     def key_node(self, key: ast.expr) -> ast.expr:
         """A subscript's key as a constant when it is one, or a name bound to a known dict key."""
@@ -681,7 +684,7 @@ class Evaluator:
             if base.requires_grad and self.mode() is GradMode.ON:
                 val = self.op_result(node, (base,), saves=False, shape=shp.index(base.shape, node.slice))
                 view = base.grad is Grad.LEAF or base.leaf_view
-                view = view and not base.via_data and _basic_key(node.slice)
+                view = view and not base.via_data and _basic_key(node.slice, self.python_number)
                 return val.with_(obj=base.obj, leaf_view=view)  # a view shares its base's version counter
             if base.grad is Grad.NONE:
                 # A part of it: the same tensor's memory, and what marks it (a constant gradient).
@@ -3512,13 +3515,15 @@ def _str_key(key: ast.expr) -> bool:
     return isinstance(key, ast.JoinedStr) or (isinstance(key, ast.Constant) and isinstance(key.value, str))
 
 
-def _basic_key(key: ast.expr) -> bool:
-    """Basic indexing (ints, slices, None, ...), which gives a view; a tensor or list index copies."""
+def _basic_key(key: ast.expr, number: Callable[[ast.expr], bool] | None = None) -> bool:
+    """Basic indexing (ints, slices, None, ...), which gives a view; a tensor or list index copies.
+    ``number``: is a name a Python number (`self.edge_base_log_probs[edge_idx]`, a counter)?"""
     parts = key.elts if isinstance(key, ast.Tuple) else [key]
     return all(
         isinstance(p, ast.Slice)
         or (isinstance(p, ast.Constant) and (type(p.value) is int or p.value is None or p.value is ...))
         or (isinstance(p, ast.UnaryOp) and type(getattr(p.operand, "value", None)) is int)
+        or (number is not None and isinstance(p, ast.Name) and number(p))
         for p in parts
     )
 
