@@ -2258,3 +2258,47 @@ def test_a_row_of_a_parameter_taken_with_a_counter_is_a_view_of_a_leaf(index: st
     else:
         assert result.error is None
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG108", 8)] if flagged else [])
+
+
+_LBFGS = """\
+import torch
+import torch.nn as nn
+
+
+class Trainer:
+    def __init__(self):
+        self.net = nn.Linear(2, 1)
+        self.optimizer = torch.optim.LBFGS(self.net.parameters(), lr=0.5, max_iter=3)
+        self.losses = []
+
+    def train(self, iterations):
+        for it in range(iterations):
+            x, y = torch.randn(8, 2), torch.randn(8, 1)
+
+            def closure():
+                self.optimizer.zero_grad()
+                loss = ((self.net(x) - y) ** 2).mean()
+                loss.backward()
+                self.losses.append({kept})
+                return loss
+
+            self.optimizer.step(closure)
+
+
+torch.manual_seed(0)
+trainer = Trainer()
+trainer.train(3)
+"""
+
+
+@pytest.mark.parametrize(("kept", "flagged"), [("loss", True), ("loss.item()", False)])
+def test_an_optimizers_closure_runs_at_its_step(kept: str, flagged: bool) -> None:
+    """`optimizer.step(closure)` calls the closure (L-BFGS several times): a closure that keeps each
+    loss tensor in a list keeps every call's graph (under torch 2.13 the first loss still has its
+    grad_fn after training); keeping `loss.item()` keeps numbers."""
+    source = _LBFGS.format(kept=kept)
+    kept_graph = "torch.is_tensor(trainer.losses[0]) and trainer.losses[0].grad_fn is not None"
+    (result,) = run_snippets([Snippet(source, (kept_graph,))])
+    assert result.error is None
+    assert result.effects == {kept_graph: flagged}
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG301", 19)] if flagged else [])

@@ -2687,8 +2687,15 @@ class Evaluator:
                     if self.leaf_grad_key(obj) in self.st.env:
                         self.set_leaf_grads(obj, frozenset())
             return NONE_VAL
+        closure_result: Val | None = None
         if name == "step" and isinstance(info, OptimizerInfo) and given:
-            self.set_grads(info, None)  # a closure runs its own backward passes
+            # `optimizer.step(closure)` calls the closure (every torch optimizer does, at least once,
+            # with grad mode on) before it changes the weights, and returns what the first call did.
+            closure = given[0].value if isinstance(given[0], ast.keyword) else given[0]
+            fval = self.peek(closure) if isinstance(closure, (ast.Name, ast.Attribute)) else UNKNOWN
+            if fval.ty is Ty.FUNC and self.mode() is GradMode.ON:
+                closure_result = self.call_local(fval, node, [], {})
+            self.set_grads(info, None)  # a closure runs its own backward passes (L-BFGS: several)
         if name == "step" and isinstance(info, OptimizerInfo):
             pending = self.pending_discards.pop(id(info), None)
             if pending is not None and not self.running(pending[1]):
@@ -2741,7 +2748,7 @@ class Evaluator:
                 self.st.dirty[site] = Dirt(
                     stmt, "step", optimizer, retained_by=retained, certain=bool(site.saved & changed)
                 )
-        return NONE_VAL
+        return closure_result if closure_result is not None else NONE_VAL
 
     def frozen(self, inst: ModuleInst) -> bool | None:
         """Are the module's parameters frozen at this point of the flow (None: not known)?"""
