@@ -2302,3 +2302,32 @@ def test_an_optimizers_closure_runs_at_its_step(kept: str, flagged: bool) -> Non
     assert result.error is None
     assert result.effects == {kept_graph: flagged}
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG301", 19)] if flagged else [])
+
+
+def test_an_element_of_a_list_changed_in_place_is_fixed_out_of_place() -> None:
+    """`laterals[0] += laterals[1]` changes a ReLU output its backward needs (torch 2.13 raises);
+    the fix rebinds the list's element out of place (`laterals[0] = laterals[0] + laterals[1]`),
+    never `laterals = laterals.clone()` (a list has no clone), and the fixed program trains both
+    layers."""
+    from gradguard.api import fix_source
+
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        torch.manual_seed(0)
+        convs = [nn.Sequential(nn.Linear(3, 3), nn.ReLU()), nn.Sequential(nn.Linear(3, 3), nn.ReLU())]
+        x = torch.randn(2, 3)
+        laterals = [conv(x) for conv in convs]
+        laterals[0] += laterals[1]
+        laterals[0].sum().backward()
+        """
+    )
+    fixed, applied = fix_source(source, "fpn.py")
+    assert applied == 1 and "laterals[0] = laterals[0] + laterals[1]" in fixed
+    grads = "all(p.grad is not None for c in convs for p in c.parameters())"
+    before, after = run_snippets([Snippet(source), Snippet(fixed, (grads,))])
+    assert (before.error or "").startswith("RuntimeError: one of the variables needed for gradient")
+    assert after.error is None and after.effects == {grads: True}
+    assert analyze(fixed) == []

@@ -211,6 +211,8 @@ class SavedTensorChanged:
     target: ast.expr
     stmt: ast.stmt | None
     through_data: bool
+    # ``target`` is an element of a Python list or dict (`laterals[i] += x`), not part of a tensor.
+    element: bool = False
 
 
 Observation = (

@@ -2396,7 +2396,8 @@ class Evaluator:
         if self.loops:
             self.loops[-1].changed_inplace = True
         stmt = self.stmt_stack[-1] if self.stmt_stack else None
-        dirt = Dirt(node, "data" if cur.via_data else "inplace", target, stmt=stmt)
+        element = isinstance(target, ast.Subscript) and self.peek(target.value).ty in (Ty.LIST, Ty.DICT)
+        dirt = Dirt(node, "data" if cur.via_data else "inplace", target, stmt=stmt, element=element)
         objs = [cur.obj]
         if isinstance(cur.info, ModuleInst) and cur.obj is cur.info.params_obj:
             # A module's parameters taken one by one (`for p in model.parameters()`): the change

@@ -1533,7 +1533,13 @@ class Reporter:
             return
         self.publish(
             SavedTensorChanged(
-                run, site.node, dirt.node, dirt.target, dirt.stmt, through_data=dirt.kind == "data"
+                run,
+                site.node,
+                dirt.node,
+                dirt.target,
+                dirt.stmt,
+                through_data=dirt.kind == "data",
+                element=dirt.element,
             )
         )
 

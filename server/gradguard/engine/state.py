@@ -41,6 +41,9 @@ class Dirt:
     stmt: ast.stmt | None = None  # the statement holding the change
     # A step: it certainly changed a parameter this node saved (a backward gave it a gradient).
     certain: bool = False
+    # The changed tensor is an element of a Python list or dict (`laterals[i] += x`), not part of
+    # a tensor: rebinding the element out of place fixes it (no copy of the container).
+    element: bool = False
 
 
 @record(slots=True)

@@ -253,10 +253,10 @@ def _rewrite_inplace(plan: Plan, params: Params) -> None:
         if not method.endswith("_") or method.startswith("_") or method in _NO_OUT_OF_PLACE:
             raise Stale(f"{method} has no out-of-place form")
         owner = strip_data(call.func.value)
-        if isinstance(owner, cst.Subscript):
+        if isinstance(owner, cst.Subscript) and not params.get("element"):
             _clone_before(plan, key, owner)
             return
-        if not is_reference(owner):
+        if not is_reference(owner) and not (params.get("element") and isinstance(owner, cst.Subscript)):
             raise Stale("in-place target is not a plain name")
 
         def build_call(updated: cst.CSTNode) -> cst.CSTNode:
@@ -275,10 +275,10 @@ def _rewrite_inplace(plan: Plan, params: Params) -> None:
         return
     if isinstance(key, cst.AugAssign) and type(key.operator) in _AUG_OPS:
         target = strip_data(key.target)
-        if isinstance(target, cst.Subscript):
+        if isinstance(target, cst.Subscript) and not params.get("element"):
             _clone_before(plan, key, target)
             return
-        if not is_reference(target):
+        if not is_reference(target) and not (params.get("element") and isinstance(target, cst.Subscript)):
             raise Stale("in-place target is not a plain name")
         op_type = _AUG_OPS[type(key.operator)]
 

@@ -47,8 +47,9 @@ probs = torch.sigmoid(layer(x))
 probs = probs.mul(2)
 ```
 
-For `y[i] = v`, assign into a copy (`y = y.clone()` first). For
-`nn.ReLU(inplace=True)` after `Sigmoid`/`Tanh`, drop `inplace=True` (the ReLU
+For `y[i] = v`, assign into a copy (`y = y.clone()` first); for an element of
+a Python list (`feats[i] += up`), rebind it out of place
+(`feats[i] = feats[i] + up`). For `nn.ReLU(inplace=True)` after `Sigmoid`/`Tanh`, drop `inplace=True` (the ReLU
 is a no-op on a sigmoid's output anyway). The trade-off is one extra tensor
 allocation per operation. `retain_graph` does not help: the saved values were
 overwritten, not freed.
@@ -403,7 +404,10 @@ def report_changed_saved(ctx: Context, seen: SavedTensorChanged, code: str) -> N
     an `inplace=True`)."""
     fixes = []
     if seen.stmt is not None:
-        fixes.append(ctx.fix(code, "out-of-place", "rewrite-inplace", stmt=ctx.span(seen.stmt)))
+        # An element of a list (`laterals[i] += x`) is rebound out of place; part of a tensor is
+        # written into a copy.
+        extra = {"element": True} if seen.element else {}
+        fixes.append(ctx.fix(code, "out-of-place", "rewrite-inplace", stmt=ctx.span(seen.stmt), **extra))
     op = seen.op
     if isinstance(op, ast.Call) and any(k.arg == "inplace" for k in op.keywords):
         fixes = [ctx.fix("GG107", "drop-inplace", "drop-keyword", call=ctx.span(op), name="inplace")]
