@@ -2155,19 +2155,18 @@ def _appended_lists(growing: frozenset[str], start: dict[str, Val], end: State) 
     """Of the lists a loop grows every iteration (``growing``), those iteration 1 grew: known
     elements before and after it."""
     out = []
-    for key, val in end.env.items():
-        before = start.get(key)
+    for key in sorted(growing):
+        val, before = end.env.get(key), start.get(key)
         if (
-            key not in growing
-            or val.ty is not Ty.LIST
-            or val.elts is None
-            or before is None
-            or before.ty is not Ty.LIST
-            or before.elts is None
-            or len(val.elts) <= len(before.elts)
+            val is not None
+            and val.ty is Ty.LIST
+            and val.elts is not None
+            and before is not None
+            and before.ty is Ty.LIST
+            and before.elts is not None
+            and len(val.elts) > len(before.elts)
         ):
-            continue
-        out.append(key)
+            out.append(key)
     return out
 
 
