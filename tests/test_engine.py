@@ -2331,3 +2331,25 @@ def test_an_element_of_a_list_changed_in_place_is_fixed_out_of_place() -> None:
     assert (before.error or "").startswith("RuntimeError: one of the variables needed for gradient")
     assert after.error is None and after.effects == {grads: True}
     assert analyze(fixed) == []
+
+
+def test_chunks_of_a_short_dim_are_as_many_as_torch_makes() -> None:
+    """`x.chunk(4)` of a dim of size 1 gives one piece (torch 2.13), so one loss per piece stacked
+    is a one-element tensor, whose backward runs: no GG109."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        torch.manual_seed(0)
+        net = nn.Linear(4, 1)
+        x = torch.randn(1, 4)
+        losses = []
+        for part in x.chunk(4):
+            losses.append(net(part).pow(2).mean())
+        torch.stack(losses).backward()
+        """
+    )
+    (result,) = run_snippets([Snippet(source)])
+    assert result.error is None
+    assert analyze(source) == []
