@@ -2477,7 +2477,7 @@ class Evaluator:
                 inst.has_params = inst.has_params or any(a.module.has_params for a in added if a.module)
             else:
                 inst.seq_children = []  # something else was added: its layers are not known
-            return recv if name == "append" else NONE_VAL
+            return recv  # both return the container
         kids = _known_children(inst) if name in ("named_children", "children") and not args else None
         if kids is not None:
             # `for name, layer in vgg.named_children()`: a container's children, in order.
