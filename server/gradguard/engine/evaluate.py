@@ -903,19 +903,20 @@ class Evaluator:
             if length is not None and 1 <= length <= MAX_EXACT_ELEMENTS:
                 exact = tuple(Val(Grad.NONE, Ty.NUMBER, lit=(k,)) for k in range(length))
             gen = node.generators[0]
-            counter = self.counter(counted) if not gen.ifs and isinstance(gen.target, ast.Name) else None
-            length = self.range_length(counted) if counter is not None else None
-            if (
-                exact is None
-                and counter is not None
-                and length is not None
-                and 2 <= length <= MAX_EXACT_ELEMENTS
-                and _indexes_with(node.elt, gen.target.id)  # type: ignore[attr-defined]
-            ):
+            if exact is None and not gen.ifs and isinstance(gen.target, ast.Name):
                 # `[self.fpn_convs[i](laterals[i]) for i in range(len(laterals))]`: element i reads
                 # the i-th of known sequences, so each is followed with its own number.
-                start, stride, _ = counter
-                exact = tuple(Val(Grad.NONE, Ty.NUMBER, lit=(start + k * stride,)) for k in range(length))
+                length = self.range_length(counted)
+                counter = (
+                    self.counter(counted)
+                    if length is not None
+                    and 2 <= length <= MAX_EXACT_ELEMENTS
+                    and _indexes_with(node.elt, gen.target.id)
+                    else None
+                )
+                if counter is not None and length is not None:
+                    start, stride, _ = counter
+                    exact = tuple(Val(Grad.NONE, Ty.NUMBER, lit=(start + k * stride,)) for k in range(length))
         if len(node.generators) == 1 and exact and len(exact) <= MAX_EXACT_ELEMENTS:
             # Over a known sequence (a ModuleDict's items, a tuple of losses): once per element.
             gen = node.generators[0]
@@ -2255,11 +2256,7 @@ class Evaluator:
             # `x.chunk(n)` with `n` known (a literal, or a name or attribute bound to one).
             count = args[0].lit[0] if name == "chunk" and args and args[0].lit is not None else None
             if type(count) is int and 1 <= count <= 8:
-                each = _chunk_shape(node, arg_nodes, recv.shape, count)
-                # Fewer pieces when the dim is shorter: ceil(size / ceil(size / count)) of them.
-                size = _chunk_size(node, arg_nodes, recv.shape)
-                if size is not None and size > 0:
-                    count = -(-size // -(-size // count))
+                count, each = _chunks(node, arg_nodes, recv.shape, count)
                 return Val(Grad.NONE, Ty.TUPLE, elts=(piece.with_(shape=each),) * count)
             sizes = args[0] if name == "split" and args else None
             if sizes is not None and sizes.ty in (Ty.LIST, Ty.TUPLE) and sizes.elts and len(sizes.elts) <= 8:
@@ -3567,28 +3564,26 @@ def _loss_none_shape(name: str, shape: shp.Shape | None) -> shp.Shape | None:
     return shape
 
 
-def _chunk_dim(node: ast.Call, arg_nodes: Any, shape: shp.Shape | None) -> int | None:
-    """The dim ``x.chunk(count, dim)`` splits (``arg_nodes``: the arguments after the tensor)."""
+def _chunks(
+    node: ast.Call, arg_nodes: Any, shape: shp.Shape | None, count: int
+) -> tuple[int, shp.Shape | None]:
+    """How many pieces ``x.chunk(count, dim)`` gives, and the shape of each (``arg_nodes``: the
+    arguments after the tensor). Of a dim of known size: ceil(size / ceil(size / count)) pieces,
+    fewer than ``count`` when the dim is shorter; the split size is known when ``count`` divides
+    it (else the last piece is smaller); the other sizes stay."""
     dim_node = (
         arg_nodes[1] if len(arg_nodes) > 1 else next((k.value for k in node.keywords if k.arg == "dim"), None)
     )
-    dim = 0 if dim_node is None else shp.int_const(dim_node)
-    return shp.norm_dim(dim, len(shape)) if shape is not None else None
-
-
-def _chunk_size(node: ast.Call, arg_nodes: Any, shape: shp.Shape | None) -> int | None:
-    d = _chunk_dim(node, arg_nodes, shape)
-    return shape[d] if shape is not None and d is not None else None
-
-
-def _chunk_shape(node: ast.Call, arg_nodes: Any, shape: shp.Shape | None, count: int) -> shp.Shape | None:
-    """The shape of each piece of ``x.chunk(count, dim)``: the other sizes stay; the split one is
-    known when it divides evenly (else the last piece is smaller)."""
-    d = _chunk_dim(node, arg_nodes, shape)
-    if shape is None or d is None:
-        return None
+    if shape is None:
+        return count, None
+    d = shp.norm_dim(0 if dim_node is None else shp.int_const(dim_node), len(shape))
+    if d is None:
+        return count, None
     size = shape[d]
-    return (*shape[:d], size // count if size is not None and size % count == 0 else None, *shape[d + 1 :])
+    split = size // count if size is not None and size % count == 0 else None
+    if size is not None and size > 0:
+        count = -(-size // -(-size // count))
+    return count, (*shape[:d], split, *shape[d + 1 :])
 
 
 def _reduced_shape(

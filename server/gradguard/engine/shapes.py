@@ -316,9 +316,15 @@ def _conv_sizes(inst: ModuleInst, spatial: Shape, k: int) -> list[Dim]:
         elif transposed:
             out.append((n - 1) * s - 2 * p + d * (kk - 1) + e + 1)
         else:
-            size = (n + 2 * p - d * (kk - 1) - 1) // s + 1
-            out.append(size if size > 0 else None)
+            out.append(_window_count(n, kk, s, p, d))
     return out
+
+
+def _window_count(n: int, kernel: int, stride: int, padding: int, dilation: int) -> Dim:
+    """How many windows a convolution or pool slides over a dim of size ``n`` (None: none fit, so
+    torch raises)."""
+    size = (n + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+    return size if size > 0 else None
 
 
 def _pool_sizes(inst: ModuleInst, spatial: Shape, k: int) -> list[Dim]:
@@ -336,8 +342,7 @@ def _pool_sizes(inst: ModuleInst, spatial: Shape, k: int) -> list[Dim]:
         return unknown
     out: list[Dim] = []
     for n, kk, s, p, d in zip(spatial, kernel, stride, padding, dilation, strict=True):
-        size = None if n is None else (n + 2 * p - d * (kk - 1) - 1) // s + 1
-        out.append(size if size is not None and size > 0 else None)
+        out.append(None if n is None else _window_count(n, kk, s, p, d))
     return out
 
 

@@ -245,6 +245,20 @@ def _clone_before(plan: Plan, key: cst.CSTNode, subscript: cst.BaseExpression) -
     plan.before.setdefault(key, []).extend(parse_statements(f"{code} = {code}.clone()"))
 
 
+def _rebound_out_of_place(plan: Plan, key: cst.CSTNode, target: cst.BaseExpression, params: Params) -> bool:
+    """Is the in-place change of ``target`` rewritten as a rebinding? Part of a tensor (`y[i]`) is
+    written into a copy instead (planned here); an element of a list or dict (``element``) and a
+    plain name are rebound; anything else has no fix."""
+    if isinstance(target, cst.Subscript):
+        if params.get("element"):
+            return True
+        _clone_before(plan, key, target)
+        return False
+    if not is_reference(target):
+        raise Stale("in-place target is not a plain name")
+    return True
+
+
 def _rewrite_inplace(plan: Plan, params: Params) -> None:
     key = plan.index.stmt(params["stmt"])
     call = key.value if isinstance(key, cst.Expr) else None
@@ -253,11 +267,8 @@ def _rewrite_inplace(plan: Plan, params: Params) -> None:
         if not method.endswith("_") or method.startswith("_") or method in _NO_OUT_OF_PLACE:
             raise Stale(f"{method} has no out-of-place form")
         owner = strip_data(call.func.value)
-        if isinstance(owner, cst.Subscript) and not params.get("element"):
-            _clone_before(plan, key, owner)
+        if not _rebound_out_of_place(plan, key, owner, params):
             return
-        if not is_reference(owner) and not (params.get("element") and isinstance(owner, cst.Subscript)):
-            raise Stale("in-place target is not a plain name")
 
         def build_call(updated: cst.CSTNode) -> cst.CSTNode:
             assert isinstance(updated, cst.Expr) and isinstance(updated.value, cst.Call)
@@ -275,11 +286,8 @@ def _rewrite_inplace(plan: Plan, params: Params) -> None:
         return
     if isinstance(key, cst.AugAssign) and type(key.operator) in _AUG_OPS:
         target = strip_data(key.target)
-        if isinstance(target, cst.Subscript) and not params.get("element"):
-            _clone_before(plan, key, target)
+        if not _rebound_out_of_place(plan, key, target, params):
             return
-        if not is_reference(target) and not (params.get("element") and isinstance(target, cst.Subscript)):
-            raise Stale("in-place target is not a plain name")
         op_type = _AUG_OPS[type(key.operator)]
 
         def build_aug(updated: cst.CSTNode) -> cst.CSTNode:

@@ -49,8 +49,9 @@ probs = probs.mul(2)
 
 For `y[i] = v`, assign into a copy (`y = y.clone()` first); for an element of
 a Python list (`feats[i] += up`), rebind it out of place
-(`feats[i] = feats[i] + up`). For `nn.ReLU(inplace=True)` after `Sigmoid`/`Tanh`, drop `inplace=True` (the ReLU
-is a no-op on a sigmoid's output anyway). The trade-off is one extra tensor
+(`feats[i] = feats[i] + up`). For `nn.ReLU(inplace=True)` after
+`Sigmoid`/`Tanh`, drop `inplace=True` (the ReLU is a no-op on a sigmoid's
+output anyway). The trade-off is one extra tensor
 allocation per operation. `retain_graph` does not help: the saved values were
 overwritten, not freed.
 
