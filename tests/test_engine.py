@@ -2353,3 +2353,86 @@ def test_chunks_of_a_short_dim_are_as_many_as_torch_makes() -> None:
     (result,) = run_snippets([Snippet(source)])
     assert result.error is None
     assert analyze(source) == []
+
+
+_RECORD_BATCHES = """\
+import torch
+import torch.nn as nn
+from types import SimpleNamespace
+
+
+
+def clip(optimizer):
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            if p.grad is not None:
+                p.grad.data.clamp_(-10.0, 10.0)
+
+
+torch.manual_seed(0)
+net = nn.Linear(3, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.0)
+batches = []
+for _ in range(3):
+    batches.append(SimpleNamespace(x=torch.randn(4, 3), y=torch.randn(4, 1)))
+opt.zero_grad()
+for i, batch in enumerate(batches):
+    if len(batch.x) == {size}:{zero}
+        loss = ((net(batch.x) - batch.y) ** 2).mean()
+        loss.backward()
+        clip(opt)
+        opt.step()
+"""
+
+
+@pytest.mark.parametrize(
+    ("size", "zero", "line"),
+    [(4, "", 24), (4, "\n        opt.zero_grad()", None), (5, "", None)],
+)
+def test_a_loop_over_records_follows_each_record(size: int, zero: str, line: int | None) -> None:
+    """`for i, batch in enumerate(batches)` over a few `SimpleNamespace` records binds each record
+    in turn, with its own fields, and `len()` of a tensor is its first size: the guard
+    `len(batch.x) == 4` holds, so the backward runs every iteration and, with no `zero_grad()` in
+    the loop, each step applies the sum of all batches' gradients (torch 2.13: the gradient after
+    the loop is the sum of the three batches'). A helper that only clamps the gradients clears
+    none. With the guard false the body never runs."""
+    source = _RECORD_BATCHES.format(size=size, zero=zero)
+    summed = (
+        "net.weight.grad is not None and torch.allclose(net.weight.grad, sum(torch.autograd.grad("
+        "((net(b.x) - b.y) ** 2).mean(), net.weight)[0] for b in batches))"
+    )
+    (result,) = run_snippets([Snippet(source, (summed,))])
+    assert result.error is None
+    assert result.effects == {summed: line is not None}
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG201", line)] if line else [])
+
+
+def test_no_missing_zero_grad_where_the_backward_never_runs() -> None:
+    """A loop whose backward and step sit in an arm a known flag always skips trains nothing
+    (torch 2.13: no gradient is ever made), so no zero_grad() is missing there."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        torch.manual_seed(0)
+        net = nn.Linear(3, 1)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        train = False
+        for step in range(3):
+            x = torch.randn(4, 3)
+            if train:
+                loss = net(x).pow(2).mean()
+                loss.backward()
+                opt.step()
+            else:
+                print(net(x).detach().mean().item())
+        """
+    )
+    untouched = "net.weight.grad is None"
+    (result,) = run_snippets([Snippet(source, (untouched,))])
+    assert result.error is None and result.effects == {untouched: True}
+    assert analyze(source) == []
+    assert [(f.code, f.span.line) for f in analyze(source.replace("train = False", "train = True"))] == [
+        ("GG201", 12)
+    ]

@@ -109,6 +109,10 @@ class Evaluator:
     def __init__(self, reporter: Reporter) -> None:
         self.rep = reporter
         self.pos = reporter.pos
+        # The arms of `if` statements (id of the statement, True for its body) that ran, and those
+        # a known test skipped: an arm skipped and never run is dead code (see ``never_ran``).
+        self.arms_run: set[tuple[int, bool]] = set()
+        self.arms_skipped: set[tuple[int, bool]] = set()
         self.st = State()
         self.globals_env: dict[str, Val] = self.st.env
         self.loops: list[LoopFrame] = []
@@ -1411,6 +1415,11 @@ class Evaluator:
             return GradMode.ON if truth else GradMode.OFF
         return GradMode.MAYBE
 
+    def never_ran(self, node: ast.If, body: bool) -> bool:
+        """Is this arm of an `if` dead: skipped by a known test wherever the `if` ran?"""
+        arm = (id(node), body)
+        return arm in self.arms_skipped and arm not in self.arms_run
+
     def builtin_call(self, name: str, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
         if name in ("float", "int", "bool") and args:
             if args[0].is_tensor:
@@ -1418,6 +1427,11 @@ class Evaluator:
             return NUMBER  # whatever it converts (or it raises): a Python number
         if name == "len" and args and args[0].ty in (Ty.LIST, Ty.TUPLE, Ty.DICT) and args[0].elts is not None:
             return Val(Grad.NONE, Ty.NUMBER, lit=(len(args[0].elts),))  # a list or dict known exactly
+        if name == "len" and len(args) == 1 and args[0].is_tensor:
+            # A tensor's first size, an int (`abs` and `round` of a tensor are tensors).
+            shape = args[0].shape
+            first = shape[0] if shape else None
+            return Val(Grad.NONE, Ty.NUMBER, lit=(first,)) if isinstance(first, int) else NUMBER
         if name in ("len", "round", "abs") and not (args and args[0].is_tensor):
             return NUMBER
         if name in ("zip", "enumerate") and args and not node.keywords:

@@ -813,14 +813,19 @@ class Interpreter(Evaluator):
         if truth is None and isinstance(node.test, ast.Compare):
             truth = test.truth  # `if (i + 1) % k == 0:` on known numbers, `if key in cfg:`
         if truth is True:
+            self.arms_run.add((id(node), True))
+            self.arms_skipped.add((id(node), False))
             self.block(node.body)
             return
         if truth is False:
+            self.arms_run.add((id(node), False))
+            self.arms_skipped.add((id(node), True))
             self.block(node.orelse)
             return
         pre = self.st
         if pre is None:
             return
+        self.arms_run.update(((id(node), True), (id(node), False)))
         doubt = int(node.lineno >= LINE_BLOCK)
         self.foreign_doubt += doubt
         try:
@@ -1207,8 +1212,9 @@ class Interpreter(Evaluator):
         - filed under a key the loop binds (`features[layers[name]] = x`, `meters[name].update(v)`),
           so the dict keeps its exact keys;
         - a tensor whose `requires_grad` it sets (`for p in parameters: p.requires_grad = True`);
-        - one of a few objects of the project's classes (`for loader in self.loaders:`), each
-          keeping its own fields and state;
+        - one of a few objects of the project's classes or records (`for loader in self.loaders:`,
+          `for i, batch in enumerate(batches)` over `SimpleNamespace`s), each keeping its own
+          fields and state;
         - a known key the body reads by (`for name in POLLUTANTS: train(models[name])`);
         - an attribute name it gets or sets (`for name in ("W", "Z"): getattr(model, name)`);
         - or the loop only builds layers (`for units in hidden: layers.append(nn.Linear(...))`),
@@ -1220,7 +1226,7 @@ class Interpreter(Evaluator):
         tensors = any(e.is_tensor and e.obj is not None for e in exact)
         if tensors and self.loop_fact(loop, _sets_requires_grad):
             return True
-        if len(exact) >= 2 and all(_project_object(e) for e in exact):
+        if len(exact) >= 2 and all(_project_object(e) or _pairs_object(e) for e in exact):
             return True
         if all(e.lit is not None for e in exact) and self.loop_fact(loop, _subscripts_by_target):
             return True
@@ -1946,8 +1952,15 @@ def _sets_requires_grad(loop: ast.For | ast.AsyncFor) -> bool:
 
 
 def _project_object(val: Val) -> bool:
-    """An instance of a plain class of the project (not a torch module): a loader, an agent, a meter."""
-    return val.ty is Ty.OTHER and val.module is not None and val.module.user_class is not None
+    """An instance of a plain class of the project (not a torch module): a loader, an agent, a meter;
+    or a record made by hand (`SimpleNamespace(text=..., label=...)`), which keeps its fields too."""
+    inst = val.module
+    return val.ty is Ty.OTHER and inst is not None and (inst.user_class is not None or inst.kind == "object")
+
+
+def _pairs_object(val: Val) -> bool:
+    """A pair of `enumerate` or `zip` holding such an object (`for i, batch in enumerate(batches)`)."""
+    return val.ty is Ty.TUPLE and val.elts is not None and any(_project_object(e) for e in val.elts)
 
 
 def _subscripts_by_target(loop: ast.For | ast.AsyncFor) -> bool:
