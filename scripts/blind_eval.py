@@ -13,9 +13,9 @@ Any finding on a correct case (no labels) flags that case. Each part is reported
 ``dev`` (looked at while developing) and ``holdout`` (never looked at), frozen in 3704d27; and a
 second to twelfth set written the same way later and split by a hash, a third to the holdout:
 ``dev2``/``holdout2`` to ``dev10``/``holdout10`` by the sha1 of the file name, ``dev11``/``holdout11``
-and ``dev12``/``holdout12`` by the sha1 of the source's project (owner/name on GitHub, else the URL), so that cases drawn from
-one report or project stay on one side (the holdouts never looked at). Only the dev parts
-list their misses. A report, not a gate: the exit status is always 0.
+and ``dev12``/``holdout12`` by the sha1 of the source's project (owner/name on GitHub, else the
+URL), so that cases drawn from one report or project stay on one side (the holdouts never looked
+at). Only the dev parts list their misses. A report, not a gate: the exit status is always 0.
 
     python scripts/blind_eval.py [--json] [--part PART|all] [--list] [--server DIR]
 """
