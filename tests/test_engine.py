@@ -2436,3 +2436,182 @@ def test_no_missing_zero_grad_where_the_backward_never_runs() -> None:
     assert [(f.code, f.span.line) for f in analyze(source.replace("train = False", "train = True"))] == [
         ("GG201", 12)
     ]
+
+
+_ONE_HOOK = """\
+import torch
+import torch.nn as nn
+
+
+class StepHook:
+    def after_iter(self, runner):
+        runner.opt.zero_grad()
+        runner.loss.backward()
+        runner.opt.step()
+
+
+class Runner:
+    def __init__(self, hooks):
+        self.net = nn.Linear(3, 1)
+        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
+        self.hooks = hooks
+
+    def train(self, batches):
+        for x in batches:
+            self.loss = self.net(x).pow(2).mean()
+            for hook in self.hooks:
+                hook.after_iter(self)
+
+
+torch.manual_seed(0)
+Runner({hooks}).train([torch.randn(4, 3) for _ in range(3)])
+"""
+
+
+@pytest.mark.parametrize(
+    ("hooks", "error"),
+    [("[StepHook()]", None), ("[StepHook(), StepHook()]", "RuntimeError: Trying to backward")],
+)
+def test_a_loop_over_one_hook_has_no_second_iteration(hooks: str, error: str | None) -> None:
+    """An mmcv-style runner calls each hook of its list after a batch's forward: with one hook the
+    batch's graph is backpropagated once (torch 2.13 runs clean); with two hooks, the second
+    backward meets the freed graph."""
+    source = _ONE_HOOK.format(hooks=hooks)
+    (result,) = run_snippets([Snippet(source)])
+    if error is None:
+        assert result.error is None
+        assert analyze(source) == []
+    else:
+        assert (result.error or "").startswith(error)
+        assert [f.code for f in analyze(source)] == ["GG103"]
+
+
+def test_a_graph_freed_by_an_earlier_loop_that_ran_once() -> None:
+    """A graph built before two loops, backpropagated in the first (one element) and again in the
+    second: the second loop's first backward raises (torch 2.13). Reported where the graph is
+    built, as freed by the earlier loop; no move-into-loop fix (the first loop reads it too)."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        torch.manual_seed(0)
+        net = nn.Linear(3, 3)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        h = torch.tanh(net(torch.randn(2, 3)))
+        for eq in [torch.randn(2, 3)]:
+            opt.zero_grad()
+            (h * eq).sum().backward()
+            opt.step()
+        for ne in [torch.randn(2, 3) for _ in range(3)]:
+            opt.zero_grad()
+            (h * ne).sum().backward()
+            opt.step()
+        """
+    )
+    (result,) = run_snippets([Snippet(source)])
+    assert (result.error or "").startswith("RuntimeError: Trying to backward through the graph a second time")
+    (finding,) = analyze(source)
+    assert (finding.code, finding.span.line) == ("GG103", 7)
+    assert "in an earlier loop" in finding.message and "line 10" in finding.message
+    assert finding.fixes == ()
+
+
+_GRAD_HELPER = """\
+import torch
+import torch.nn as nn
+
+
+def helper(model):
+{body}
+
+
+torch.manual_seed(0)
+net = nn.Linear(3, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.0)
+xs = [torch.randn(4, 3) for _ in range(3)]
+for x in xs:
+    loss = net(x).pow(2).mean()
+    loss.backward()
+    opt.step()
+    helper(net)
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        ("    return sum(p.grad.norm().item() for p in model.parameters() if p.grad is not None)", 15),
+        ("    for p in model.parameters():\n        p.grad = None", None),
+        ("    for p in model.parameters():\n        p.grad.data.zero_()", None),
+    ],
+)
+def test_a_helper_that_only_reads_gradients_clears_none(body: str, line: int | None) -> None:
+    """A helper the loop calls that only reads `.grad` (a gradient norm for the log) leaves the
+    gradients summing up over iterations (torch 2.13: after the loop they are the three batches'
+    sum): the missing zero_grad() is GG201. One that sets `p.grad = None` or zeroes it clears them."""
+    source = _GRAD_HELPER.format(body=body)
+    summed = (
+        "net.weight.grad is not None and torch.allclose(net.weight.grad, sum(torch.autograd.grad("
+        "net(x).pow(2).mean(), net.weight)[0] for x in xs))"
+    )
+    (result,) = run_snippets([Snippet(source, (summed,))])
+    assert result.error is None
+    assert result.effects == {summed: line is not None}
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG201", line)] if line else [])
+
+
+@pytest.mark.parametrize(
+    "params", ["filter(lambda p: p.requires_grad, gen.parameters())", "gen.parameters()"]
+)
+def test_an_optimizer_of_the_trainable_parameters_steps_the_model(params: str) -> None:
+    """`filter(lambda p: p.requires_grad, gen.parameters())` hands the optimizer what it would
+    step of `gen.parameters()` anyway, so its step between two backwards over one graph through
+    `gen` is GG111 (torch 2.13 raises at the second backward)."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+
+        torch.manual_seed(0)
+        gen = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
+        opt_g = torch.optim.Adam({params}, lr=0.1)
+        out = gen(torch.randn(5, 3))
+        out.pow(2).mean().backward(retain_graph=True)
+        opt_g.step()
+        out.abs().mean().backward()
+        """
+    )
+    (result,) = run_snippets([Snippet(source)])
+    assert (result.error or "").startswith("RuntimeError: one of the variables needed for gradient")
+    assert [(f.code, f.span.line) for f in analyze(source)] == [("GG111", 9)]
+
+
+@pytest.mark.parametrize(("key", "error"), [("[:n]", True), ("[n:]", True), ("[n - 1:n]", False)])
+def test_a_slice_with_known_bounds_has_its_size(key: str, error: bool) -> None:
+    """A slice with bounds known here (`logps[:n]`, `n = 4`) of a dim of known size has the size
+    Python gives it, so a DPO-style loss of the chosen half through `F.logsigmoid` (which keeps
+    its input's shape) is a vector of four and its backward raises (torch 2.13); a one-element
+    slice gives a one-element loss, whose backward runs."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        torch.manual_seed(0)
+        net = nn.Linear(3, 1)
+        logps = net(torch.randn(8, 3)).squeeze(-1)
+        n = 4
+        chosen = logps{key}
+        loss = -F.logsigmoid(0.1 * chosen)
+        loss.backward()
+        """
+    )
+    (result,) = run_snippets([Snippet(source)])
+    if error:
+        assert (result.error or "").startswith("RuntimeError: grad can be implicitly created only for scalar")
+        assert [(f.code, f.span.line) for f in analyze(source)] == [("GG109", 11)]
+    else:
+        assert result.error is None
+        assert analyze(source) == []

@@ -86,6 +86,23 @@ trainer = Trainer()
 for _ in range(3):
     trainer.train_step(torch.randn(4, 3), torch.randn(4, 1))
 """,
+    # GG103 "earlier-loop": a loop that ran once freed the graph the next loop backpropagates.
+    "GG103-earlier-loop": """\
+import torch
+import torch.nn as nn
+
+net = nn.Linear(3, 3)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+h = torch.tanh(net(torch.randn(2, 3)))
+for eq in [torch.randn(2, 3)]:
+    opt.zero_grad()
+    (h * eq).sum().backward()
+    opt.step()
+for ne in [torch.randn(2, 3) for _ in range(3)]:
+    opt.zero_grad()
+    (h * ne).sum().backward()
+    opt.step()
+""",
     # GG301 "record": a dict holding the loss tensor is kept every iteration.
     "GG301-record": """\
 import torch

@@ -63,6 +63,8 @@ UNIT_INLINES = 100
 
 # A loop or comprehension over a known sequence is followed element by element up to this length.
 MAX_EXACT_ELEMENTS = 8
+# In-place clipping of a gradient (`p.grad.data.clamp_(-c, c)`): it bounds, it does not clear.
+_CLAMPS = frozenset({"clamp_", "clip_", "clamp_min_", "clamp_max_"})
 # Torch functions and tensor methods that may return their input itself (same object, so its
 # grad_fn too, even under no_grad), or that are containers' methods as much as tensors'.
 _MAY_RETURN_INPUT = frozenset(
@@ -686,13 +688,14 @@ class Evaluator:
             return UNKNOWN
         if base.is_tensor:
             if base.requires_grad and self.mode() is GradMode.ON:
-                val = self.op_result(node, (base,), saves=False, shape=shp.index(base.shape, node.slice))
+                shape = shp.index(base.shape, node.slice, self.slice_bounds)
+                val = self.op_result(node, (base,), saves=False, shape=shape)
                 view = base.grad is Grad.LEAF or base.leaf_view
                 view = view and not base.via_data and _basic_key(node.slice, self.python_number)
                 return val.with_(obj=base.obj, leaf_view=view)  # a view shares its base's version counter
             if base.grad is Grad.NONE:
                 # A part of it: the same tensor's memory, and what marks it (a constant gradient).
-                shape = shp.index(base.shape, node.slice)
+                shape = shp.index(base.shape, node.slice, self.slice_bounds)
                 return Val(
                     Grad.NONE, Ty.TENSOR, obj=base.obj, cause=base.cause, taints=base.taints, shape=shape
                 )
@@ -1427,6 +1430,10 @@ class Evaluator:
             return NUMBER  # whatever it converts (or it raises): a Python number
         if name == "len" and args and args[0].ty in (Ty.LIST, Ty.TUPLE, Ty.DICT) and args[0].elts is not None:
             return Val(Grad.NONE, Ty.NUMBER, lit=(len(args[0].elts),))  # a list or dict known exactly
+        if name == "filter" and len(args) == 2 and args[1].ty is Ty.PARAMS and _trainable_test(node.args[0]):
+            # `filter(lambda p: p.requires_grad, model.parameters())`: what an optimizer steps of
+            # them is the same (a frozen parameter gets no gradient, so no step changes it).
+            return args[1]
         if name == "len" and len(args) == 1 and args[0].is_tensor:
             # A tensor's first size, an int (`abs` and `round` of a tensor are tensors).
             shape = args[0].shape
@@ -1832,8 +1839,11 @@ class Evaluator:
     ) -> Val:
         func = node.func
         assert isinstance(func, ast.Attribute)
-        if isinstance(func.value, ast.Attribute) and func.value.attr == "grad":
-            self.forget_grads()  # `p.grad.zero_()` and friends: cleared by hand
+        owner = func.value
+        if isinstance(owner, ast.Attribute) and owner.attr == "data":
+            owner = owner.value  # `p.grad.data.zero_()`
+        if isinstance(owner, ast.Attribute) and owner.attr == "grad" and name not in _CLAMPS:
+            self.forget_grads()  # `p.grad.zero_()` and friends: cleared by hand (clipping is not)
         user = recv.module.user_class if recv.module is not None else None
         if user is not None and name in user.methods and (recv.ty is Ty.OTHER or name in _OVERRIDES):
             # A method of a class of this file, even one named like torch's (`scaler.backward(loss)`).
@@ -4227,6 +4237,19 @@ def _add_site(val: Val, marker: Site) -> Val:
     if val.elts is not None:
         return val.with_(elts=tuple(_add_site(e, marker) for e in val.elts))
     return val
+
+
+def _trainable_test(node: ast.expr) -> bool:
+    """`lambda p: p.requires_grad`."""
+    if not isinstance(node, ast.Lambda) or len(node.args.args) != 1:
+        return False
+    body, arg = node.body, node.args.args[0].arg
+    return (
+        isinstance(body, ast.Attribute)
+        and body.attr == "requires_grad"
+        and isinstance(body.value, ast.Name)
+        and body.value.id == arg
+    )
 
 
 def _literal_shape(node: ast.Call, args: list[Val]) -> shp.Shape | None:

@@ -1418,7 +1418,12 @@ class Interpreter(Evaluator):
         # Over a known sequence every element gets its iteration; else at most two iterations.
         frame.exact = exact and (second or every)
         iterations = max_iterations if frame.exact else min(max_iterations, 2 if second else 1)
-        may_probe = iterations == 1 and max_iterations >= 2 and not frame.exact
+        if trips is not None and trips <= 1:
+            # Over one hook, one batch: no second iteration meets what the first freed; a backward
+            # after the loop does (see Reporter.reuse).
+            iterations = 1
+            self.rep.single_trips.add(id(node))
+        may_probe = iterations == 1 and max_iterations >= 2 and not frame.exact and trips != 1
         ends: list[State | None] = []
         backwards_before = len(self.rep.backward_runs)
         seen_backward = False  # iteration 1 ran a backward the text did not show (through a call)

@@ -221,6 +221,7 @@ class Reporter:
         self.pending_steps: dict[Span, tuple[ast.Call, ast.AST]] = {}
         # GG302 in a loop with no optimizer step seen yet (see masked): kept until the end.
         self.pending_masks: dict[Span, tuple[Finding, LoopFrame]] = {}
+        self.single_trips: set[int] = set()  # ids of the loops known to run exactly once
         # GG104 findings of one loop and backward, with the names each says carry the state: one
         # that names them all stands for the others (one bug, one squiggle).
         self.carried: dict[tuple[int, int], list[tuple[frozenset[str], Finding]]] = {}
@@ -812,10 +813,25 @@ class Reporter:
             "freed",
         )
         if loop is None:
-            if _left_loop(first.ipath, run.ipath) and len(site.ipath) < len(first.ipath):
-                # Freed inside a loop that has ended, on a graph built before it: that loop's own
-                # second iteration already meets it (reported there); here only if it ran once.
-                return
+            ended = _ended_loops(first.ipath, run.ipath)
+            if ended and len(site.ipath) < len(first.ipath):
+                if not ended <= self.single_trips:
+                    # Freed inside a loop that has ended, on a graph built before it: that loop's
+                    # own second iteration already meets it (reported there).
+                    return
+                # That loop ran once; a later loop reads the graph again, built before both.
+                built_in = {l_id for l_id, _ in site.ipath}
+                later = next(
+                    (
+                        f
+                        for f in reversed(loops)
+                        if id(f.node) not in built_in and any(l_id == id(f.node) for l_id, _ in run.ipath)
+                    ),
+                    None,
+                )
+                if later is not None and not virtual:
+                    self.stale_graph(run, site, first, later, chain, built, freed, earlier=True)
+                    return
             # Within one iteration, retain_graph=True for a second pass over the same graph is
             # legitimate (e.g. a GAN's D step then G step on one fake): only cross-iteration reuse
             # is masked by it.
@@ -1044,7 +1060,10 @@ class Reporter:
         chain: str,
         built: Related,
         freed: Related,
+        earlier: bool = False,
     ) -> None:
+        """``earlier``: the graph was freed by a backward of an earlier loop that ran once, and this
+        loop's first iteration meets it."""
         name, bind_line = self.stale_name(site, loop)
         read = self.first_read(loop.node, name)
         # The squiggle goes on the statement to change: the one before the loop that built the
@@ -1052,26 +1071,31 @@ class Reporter:
         binder = self.build_statement(site, loop, name)
         bound = _bound_name(binder) if binder is not None else None
         anchor: ast.AST = bound or binder or read or run.call
-        move = self.move_parts(run, loop)
+        # Moved into this loop, the statements would be gone for the earlier loop that reads them.
+        move = None if earlier else self.move_parts(run, loop)
         fixes = [self.fix("GG103", "move-into-loop", "move-into-loop", **move)] if move else []
         # Passes over one graph on purpose (Hessian rows, a saliency map per class): each pass's
         # gradients are read and nothing in the loop changes weights, so keeping the graph is the
         # cheaper repair, and it comes first. (A loop that only backpropagates looks like training
         # without its step: the forward belongs in the loop.)
         repeats = (
-            (run.kind == "grad" or _reads_grad(loop.node))  # the gradients of each pass are used
+            not earlier
+            and (run.kind == "grad" or _reads_grad(loop.node))  # the gradients of each pass are used
             and not loop.changed_inplace  # in place anywhere it ran, functions it called included
             and not self.steps_around(loop)
             and _leaves_weights_alone(loop.node)
         )
-        related = [
-            built,
-            freed,
-            self.next_iteration_fails(run),
-        ]
+        fails = (
+            self.backward_related(run, "raises here: the graph is already freed", "reused")
+            if earlier
+            else self.next_iteration_fails(run)
+        )
+        related = [built, freed, fails]
         if binder is not None and read is not None:
             related.insert(1, Related(self.span(read), f"read in the loop here: {name}", "reused"))
         fields = {"name": name, "built_line": bind_line, "backward_line": run.call.lineno}
+        if earlier:
+            fields["freed_line"] = first.call.lineno
         if repeats:
             # Nothing is stale: the passes are meant and only the backward lacks retain_graph=True.
             # That backward is the statement to change, and the bug a plain second backward (GG101).
@@ -1080,7 +1104,7 @@ class Reporter:
                 fixes.append(self.fix("GG101", "move-into-loop", "move-into-loop", **move))
             self.add("GG101", run.call, fields, related, fixes, chain, variant="repeated")
             return
-        self.add("GG103", anchor, fields, related, fixes, chain)
+        self.add("GG103", anchor, fields, related, fixes, chain, variant="earlier-loop" if earlier else None)
 
     def build_statement(self, site: Site, loop: LoopFrame, name: str) -> ast.stmt | None:
         """The innermost statement that built the value ``name`` held when the loop began (in a
@@ -1823,10 +1847,10 @@ def _bound_to(stmt: ast.Assign | ast.AnnAssign, node: ast.AST) -> ast.expr | Non
     return target if _whole_or_first(stmt.value, node) else None
 
 
-def _left_loop(first: tuple[tuple[int, int], ...], later: tuple[tuple[int, int], ...]) -> bool:
-    """Did ``first`` run inside a loop that does not enclose ``later`` (one that has ended)?"""
-    later_loops = [loop_id for loop_id, _ in later]
-    return any(loop_id not in later_loops for loop_id, _ in first)
+def _ended_loops(first: tuple[tuple[int, int], ...], later: tuple[tuple[int, int], ...]) -> set[int]:
+    """The loops ``first`` ran inside that do not enclose ``later`` (that have ended)."""
+    later_loops = {loop_id for loop_id, _ in later}
+    return {loop_id for loop_id, _ in first if loop_id not in later_loops}
 
 
 def _differing_loop(a: tuple[tuple[int, int], ...], b: tuple[tuple[int, int], ...]) -> int | None:

@@ -13,7 +13,7 @@ a size the program might not have.
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -205,8 +205,14 @@ def _same_sizes(shapes: Sequence[Shape | None]) -> Shape:
     return tuple(out)
 
 
-def index(shape: Shape | None, key: ast.expr) -> Shape | None:
-    """``x[key]`` for keys made of integer constants, full slices ``:``, ``None`` and ``...``."""
+def index(
+    shape: Shape | None,
+    key: ast.expr,
+    bounds: Callable[[ast.Slice], tuple[int | None, int | None] | None] | None = None,
+) -> Shape | None:
+    """``x[key]`` for keys made of integer constants, slices, ``None`` and ``...``; ``bounds``
+    gives a slice's known bounds (constants, or names bound to numbers), which size it on a dim
+    of known size as Python does (``x[:n]``, ``x[n:]``, ``x[1:]``)."""
     if shape is None:
         return None
     items = list(key.elts) if isinstance(key, ast.Tuple) else [key]
@@ -238,7 +244,13 @@ def index(shape: Shape | None, key: ast.expr) -> Shape | None:
             pos += 1
             continue
         if isinstance(k, ast.Slice):
-            out.append(None)  # a partial slice: the size depends on the bounds
+            # A partial slice: its size follows from its bounds and the dim's size, when known.
+            ends = bounds(k) if bounds is not None else None
+            size = shape[pos]
+            if ends is not None and size is not None:
+                out.append(len(range(*slice(ends[0], ends[1]).indices(size))))
+            else:
+                out.append(None)
             pos += 1
             continue
         return None  # tensor or list indices

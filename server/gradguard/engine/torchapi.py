@@ -96,7 +96,8 @@ ELEMENTWISE = frozenset(
         *("clamp", "clip", "clamp_min", "clamp_max", "leaky_relu", "gelu", "silu", "elu", "selu"),
         *("softplus", "mish", "hardswish", "erf", "atan", "asin", "acos", "sinh", "cosh", "square"),
         *("cumprod", "cumsum", "masked_fill", "dropout", "layer_norm", "batch_norm", "group_norm"),
-        *("normalize", "neg"),
+        *("normalize", "neg", "logsigmoid", "relu6", "hardtanh", "hardsigmoid", "softmin", "celu"),
+        *("softsign", "tanhshrink", "hardshrink", "softshrink", "logit", "sign", "floor", "ceil"),
     }
 )
 

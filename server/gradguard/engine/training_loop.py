@@ -253,9 +253,45 @@ _HARMLESS_MODULES = ("torch", "numpy", "math", "time", "logging", "random", "bui
 
 
 def _mentions_grads(func: object) -> bool:
-    return isinstance(func, ast.AST) and any(
-        isinstance(n, ast.Attribute) and n.attr in ("zero_grad", "grad") for n in ast.walk(func)
-    )
+    """May this function clear gradients: does it call `zero_grad`, or do more with a `.grad`
+    than read it (`p.grad.norm()`, `p.grad is not None` read; `p.grad = None`, `p.grad.zero_()`,
+    `p.grad.data[...] = 0`, `del p.grad`, `f(p.grad)` may clear)?"""
+    if not isinstance(func, ast.AST):
+        return False
+    parents: dict[int, ast.AST] = {}
+    for node in ast.walk(func):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+    for node in ast.walk(func):
+        if not isinstance(node, ast.Attribute):
+            continue
+        if node.attr == "zero_grad":
+            return True
+        if node.attr == "grad" and not _grad_read_only(node, parents):
+            return True
+    return False
+
+
+def _grad_read_only(node: ast.Attribute, parents: dict[int, ast.AST]) -> bool:
+    """Is this `.grad` (or its `.data`) only read: compared, or the receiver of a method that
+    makes a new value (`norm`, `abs`, `sum`, `clone`)?"""
+    expr: ast.expr = node
+    parent = parents.get(id(expr))
+    while isinstance(parent, ast.Attribute) and parent.attr == "data":
+        expr, parent = parent, parents.get(id(parent))
+    if not isinstance(expr.ctx, ast.Load):  # type: ignore[attr-defined]
+        return False  # assigned or deleted
+    if isinstance(parent, ast.Compare):
+        return True
+    if isinstance(parent, ast.Attribute) and parent.value is expr:
+        call = parents.get(id(parent))
+        called = isinstance(call, ast.Call) and call.func is parent
+        return called and not parent.attr.endswith("_") and parent.attr in _GRAD_READS
+    return False
+
+
+# Methods of a gradient that read it and make a new value, changing nothing.
+_GRAD_READS = frozenset({"norm", "abs", "sum", "mean", "max", "min", "clone", "detach", "item", "pow", "cpu"})
 
 
 def _may_clear_grads(loop: ast.AST, env: dict[str, Val], ev: Evaluator, depth: int = 0) -> bool:

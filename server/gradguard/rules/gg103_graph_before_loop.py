@@ -64,6 +64,8 @@ on the backward in the loop: GG101 reports that loop, on that backward.
 ## When it does not fire
 
 - The forward is recomputed inside the loop.
+- The loop is known to run once (over a list of one hook or one batch): no second iteration
+  meets the freed graph. A later loop that backpropagates through it again is reported.
 - The pre-loop value was computed under `torch.no_grad()` or detached.
 - The pre-loop value does not require grad at all (masks, constants).
 - Nothing in the loop changes the weights and each pass's gradients are used:
@@ -83,6 +85,14 @@ RULE = Rule(
         "{backward_line} frees its graph in the first iteration, so the second iteration's backward "
         "raises; compute `{name}` inside the loop"
     ),
+    variants={
+        # Freed by an earlier loop that ran once (`for eq in [x]:`), met by this loop's first pass.
+        "earlier-loop": (
+            "`{name}` was computed on line {built_line}, before the loop; the backward on line "
+            "{freed_line}, in an earlier loop, freed its graph, so this loop's first backward (line "
+            "{backward_line}) raises; compute `{name}` inside the loop"
+        ),
+    },
     fixes={
         "move-into-loop": (
             "Move the computation into the loop",
