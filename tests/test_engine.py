@@ -2615,3 +2615,45 @@ def test_a_slice_with_known_bounds_has_its_size(key: str, error: bool) -> None:
     else:
         assert result.error is None
         assert analyze(source) == []
+
+
+@pytest.mark.parametrize(
+    "wrap", ["nn.utils.parametrizations.weight_norm", "nn.utils.spectral_norm", "nn.utils.weight_norm"]
+)
+def test_a_reparametrized_layer_is_the_layer(wrap: str) -> None:
+    """`weight_norm(conv)` and friends register a parametrization on the layer and return it
+    (torch 2.13: the same object), so its output carries the graph: a running mean assigned from
+    it on the module each step keeps every step's graph (GG301; the buffer's grad_fn is still set
+    after training)."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = {wrap}(nn.Conv2d(1, 4, 3, padding=1))
+                self.register_buffer("running", torch.zeros(4))
+
+            def forward(self, x):
+                h = self.conv(x)
+                self.running = 0.9 * self.running + 0.1 * h.mean(dim=(0, 2, 3))
+                return h.mean()
+
+
+        torch.manual_seed(0)
+        net = Net()
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for _ in range(3):
+            loss = net(torch.randn(2, 1, 5, 5))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """
+    )
+    kept = "net.running.grad_fn is not None"
+    (result,) = run_snippets([Snippet(source, (kept,))])
+    assert result.error is None and result.effects == {kept: True}
+    assert [(f.code, f.span.line) for f in analyze(source)] == [("GG301", 13)]

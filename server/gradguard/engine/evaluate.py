@@ -63,6 +63,17 @@ UNIT_INLINES = 100
 
 # A loop or comprehension over a known sequence is followed element by element up to this length.
 MAX_EXACT_ELEMENTS = 8
+# Functions that reparametrize a module's weight in place and return the module itself.
+_REPARAMETRIZE = frozenset(
+    {
+        "torch.nn.utils.weight_norm",
+        "torch.nn.utils.spectral_norm",
+        "torch.nn.utils.parametrizations.weight_norm",
+        "torch.nn.utils.parametrizations.spectral_norm",
+        "torch.nn.utils.parametrizations.orthogonal",
+        "torch.nn.utils.parametrize.register_parametrization",
+    }
+)
 # In-place clipping of a gradient (`p.grad.data.clamp_(-c, c)`): it bounds, it does not clear.
 _CLAMPS = frozenset({"clamp_", "clip_", "clamp_min_", "clamp_max_"})
 # Torch functions and tensor methods that may return their input itself (same object, so its
@@ -112,9 +123,9 @@ class Evaluator:
         self.rep = reporter
         self.pos = reporter.pos
         # The arms of `if` statements (id of the statement, True for its body) that ran, and those
-        # a known test skipped: an arm skipped and never run is dead code (see ``never_ran``).
+        # a known test skipped: an arm skipped and never run is dead code (see ``dead_arms``).
         self.arms_run: set[tuple[int, bool]] = set()
-        self.arms_skipped: set[tuple[int, bool]] = set()
+        self.arms_skipped: dict[tuple[int, bool], ast.If] = {}
         self.st = State()
         self.globals_env: dict[str, Val] = self.st.env
         self.loops: list[LoopFrame] = []
@@ -1256,6 +1267,8 @@ class Evaluator:
             return Val(Grad.NONE, Ty.OTHER, qual=qual, info=ParserSpec())
         if qual.startswith("torch.nn.utils.clip_grad"):
             return OTHER  # scales gradients, clears nothing (and backpropagates nothing)
+        if qual in _REPARAMETRIZE and args and args[0].ty is Ty.MODULE and args[0].module is not None:
+            return args[0]  # registers the reparametrization on the module and returns that module
         if qual in _FUNCTIONAL_CALLS:
             return self.functional_call(node, args, kwargs)
         if qual.startswith("torch.distributions.") and name[:1].isupper():
@@ -1418,10 +1431,13 @@ class Evaluator:
             return GradMode.ON if truth else GradMode.OFF
         return GradMode.MAYBE
 
-    def never_ran(self, node: ast.If, body: bool) -> bool:
-        """Is this arm of an `if` dead: skipped by a known test wherever the `if` ran?"""
-        arm = (id(node), body)
-        return arm in self.arms_skipped and arm not in self.arms_run
+    def dead_arms(self) -> list[list[ast.stmt]]:
+        """The arms of `if` statements a known test skipped wherever the `if` ran (dead code)."""
+        return [
+            node.body if body else node.orelse
+            for (key, body), node in self.arms_skipped.items()
+            if (key, body) not in self.arms_run
+        ]
 
     def builtin_call(self, name: str, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
         if name in ("float", "int", "bool") and args:

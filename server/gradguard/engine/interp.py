@@ -814,12 +814,12 @@ class Interpreter(Evaluator):
             truth = test.truth  # `if (i + 1) % k == 0:` on known numbers, `if key in cfg:`
         if truth is True:
             self.arms_run.add((id(node), True))
-            self.arms_skipped.add((id(node), False))
+            self.arms_skipped[(id(node), False)] = node
             self.block(node.body)
             return
         if truth is False:
             self.arms_run.add((id(node), False))
-            self.arms_skipped.add((id(node), True))
+            self.arms_skipped[(id(node), True)] = node
             self.block(node.orelse)
             return
         pre = self.st

@@ -139,7 +139,7 @@ def check_zero_grad(
     calls = _calls(loop)
     backwards = [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "backward"]
     steps = [c for c in calls if _stepped(c, env, ev) is not None]
-    if not backwards or all(_dead(loop, c, ev) for c in backwards):
+    if not backwards or all(_dead(c, ev) for c in backwards):
         return  # no backward, or only in arms a known test always skips (`if len(x) == 5:`)
     _misplaced(rep, loop, env, ev)
     # A step whose optimizer's gradients nothing in the loop clears (another optimizer's zero_grad
@@ -255,41 +255,41 @@ _HARMLESS_MODULES = ("torch", "numpy", "math", "time", "logging", "random", "bui
 def _mentions_grads(func: object) -> bool:
     """May this function clear gradients: does it call `zero_grad`, or do more with a `.grad`
     than read it (`p.grad.norm()`, `p.grad is not None` read; `p.grad = None`, `p.grad.zero_()`,
-    `p.grad.data[...] = 0`, `del p.grad`, `f(p.grad)` may clear)?"""
+    `p.grad.data[...] = 0`, `del p.grad`, `g = p.grad`, `f(p.grad)` may clear)?"""
     if not isinstance(func, ast.AST):
         return False
-    parents: dict[int, ast.AST] = {}
-    for node in ast.walk(func):
-        for child in ast.iter_child_nodes(node):
-            parents[id(child)] = node
-    for node in ast.walk(func):
-        if not isinstance(node, ast.Attribute):
-            continue
-        if node.attr == "zero_grad":
-            return True
-        if node.attr == "grad" and not _grad_read_only(node, parents):
-            return True
-    return False
+    known = _CLEARS_CACHE.get(id(func))
+    if known is not None and known[0] is func:
+        return known[1]
+    nodes = list(ast.walk(func))
+    reads: set[int] = set()  # the `.grad` (and `.grad.data`) nodes that are only read
+    for node in nodes:
+        if isinstance(node, ast.Compare):
+            reads.update(id(n) for n in (node.left, *node.comparators))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr not in _GRAD_READS:
+                continue
+            recv = node.func.value
+            reads.add(id(recv))
+            if isinstance(recv, ast.Attribute) and recv.attr == "data":
+                reads.add(id(recv.value))
+    found = any(
+        isinstance(n, ast.Attribute)
+        and (n.attr == "zero_grad" or n.attr == "grad" and not (id(n) in reads and _loaded(n)))
+        for n in nodes
+    )
+    if len(_CLEARS_CACHE) > 4096:
+        _CLEARS_CACHE.clear()
+    _CLEARS_CACHE[id(func)] = (func, found)
+    return found
 
 
-def _grad_read_only(node: ast.Attribute, parents: dict[int, ast.AST]) -> bool:
-    """Is this `.grad` (or its `.data`) only read: compared, or the receiver of a method that
-    makes a new value (`norm`, `abs`, `sum`, `clone`)?"""
-    expr: ast.expr = node
-    parent = parents.get(id(expr))
-    while isinstance(parent, ast.Attribute) and parent.attr == "data":
-        expr, parent = parent, parents.get(id(parent))
-    if not isinstance(expr.ctx, ast.Load):  # type: ignore[attr-defined]
-        return False  # assigned or deleted
-    if isinstance(parent, ast.Compare):
-        return True
-    if isinstance(parent, ast.Attribute) and parent.value is expr:
-        call = parents.get(id(parent))
-        called = isinstance(call, ast.Call) and call.func is parent
-        return called and not parent.attr.endswith("_") and parent.attr in _GRAD_READS
-    return False
+def _loaded(node: ast.Attribute) -> bool:
+    return isinstance(node.ctx, ast.Load)
 
 
+# id of a function -> (the function, may it clear gradients); the function is kept so ids stay its.
+_CLEARS_CACHE: dict[int, tuple[ast.AST, bool]] = {}
 # Methods of a gradient that read it and make a new value, changing nothing.
 _GRAD_READS = frozenset({"norm", "abs", "sum", "mean", "max", "min", "clone", "detach", "item", "pow", "cpu"})
 
@@ -353,28 +353,10 @@ def _bind(func: ast.FunctionDef, call: ast.Call, env: dict[str, Val], ev: Evalua
     return bound
 
 
-def _dead(loop: ast.AST, call: ast.Call, ev: Evaluator) -> bool:
-    """Is ``call`` inside an arm of an `if` of the loop that never ran?"""
-
-    def find(block: list[ast.stmt]) -> bool | None:
-        # None: not in this block; else whether the path to it passes a dead arm.
-        for stmt in block:
-            if not any(n is call for n in ast.walk(stmt)):
-                continue
-            if isinstance(stmt, ast.If):
-                for arm, body in ((stmt.body, True), (stmt.orelse, False)):
-                    inner = find(arm)
-                    if inner is not None:
-                        return inner or ev.never_ran(stmt, body)
-                return False  # in the test
-            for inner_block in _bodies(stmt):
-                inner = find(inner_block)
-                if inner is not None:
-                    return inner
-            return False
-        return None
-
-    return bool(find(getattr(loop, "body", [])))
+def _dead(call: ast.Call, ev: Evaluator) -> bool:
+    """Is ``call`` in an arm of an `if` that a known test always skipped? (The loop holding it ran,
+    so such an `if` is inside the loop.)"""
+    return any(n is call for arm in ev.dead_arms() for stmt in arm for n in ast.walk(stmt))
 
 
 def _stmt_of(loop: ast.AST, call: ast.Call) -> ast.stmt | None:
