@@ -2657,3 +2657,28 @@ def test_a_reparametrized_layer_is_the_layer(wrap: str) -> None:
     (result,) = run_snippets([Snippet(source, (kept,))])
     assert result.error is None and result.effects == {kept: True}
     assert [(f.code, f.span.line) for f in analyze(source)] == [("GG301", 13)]
+
+
+@pytest.mark.parametrize(("named", "line"), [("", None), (', name="bias"', 5)])
+def test_a_reparametrized_weight_is_computed_not_a_leaf(named: str, line: int | None) -> None:
+    """After `weight_norm(layer)` the layer's `weight` is computed from its parametrization on each
+    access, not a leaf: changing it in place runs (torch 2.13), so no GG108; with `name="bias"` the
+    weight stays the leaf parameter and the same line raises."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+
+        layer = nn.utils.parametrizations.weight_norm(nn.Linear(3, 3){named})
+        layer.weight.mul_(2.0)
+        out = layer(torch.randn(2, 3)).sum()
+        out.backward()
+        """
+    )
+    (result,) = run_snippets([Snippet(source)])
+    if line is None:
+        assert result.error is None
+        assert analyze(source) == []
+    else:
+        assert (result.error or "").startswith("RuntimeError: a leaf Variable that requires grad")
+        assert [(f.code, f.span.line) for f in analyze(source)] == [("GG108", line)]

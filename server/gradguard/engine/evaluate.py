@@ -74,6 +74,8 @@ _REPARAMETRIZE = frozenset(
         "torch.nn.utils.parametrize.register_parametrization",
     }
 )
+# A layer's kwargs entry: the names of its tensors a reparametrization computes (weight_norm).
+_COMPUTED = "@computed"
 # In-place clipping of a gradient (`p.grad.data.clamp_(-c, c)`): it bounds, it does not clear.
 _CLAMPS = frozenset({"clamp_", "clip_", "clamp_min_", "clamp_max_"})
 # Torch functions and tensor methods that may return their input itself (same object, so its
@@ -789,6 +791,8 @@ class Evaluator:
                 return Val(Grad.NONE, Ty.MODULE, module=inst.children[attr])
             layer = inst.user_class is None or inst.user_class.torch_base is not None
             if attr in ("weight", "bias") and inst.has_params and layer:
+                if attr in inst.kwargs.get(_COMPUTED, ()):
+                    return Val(Grad.UNKNOWN, Ty.TENSOR, info=inst)  # reparametrized: computed
                 if self.trainable(inst):
                     return Val(Grad.LEAF, Ty.TENSOR, obj=inst.params_obj, info=inst)
                 return Val(Grad.UNKNOWN, Ty.TENSOR, info=inst)
@@ -1268,7 +1272,14 @@ class Evaluator:
         if qual.startswith("torch.nn.utils.clip_grad"):
             return OTHER  # scales gradients, clears nothing (and backpropagates nothing)
         if qual in _REPARAMETRIZE and args and args[0].ty is Ty.MODULE and args[0].module is not None:
-            return args[0]  # registers the reparametrization on the module and returns that module
+            # It registers the reparametrization on the module and returns that module, whose
+            # `weight` (the tensor named) is from then on computed, no longer a leaf.
+            named = kwargs.get("name") or kwargs.get("tensor_name") or (args[1] if len(args) > 1 else None)
+            known = named.lit[0] if named is not None and named.lit is not None else None
+            computed = {known} if isinstance(known, str) else {"weight", "bias"} if named else {"weight"}
+            inst = args[0].module
+            inst.kwargs[_COMPUTED] = frozenset(inst.kwargs.get(_COMPUTED, frozenset()) | computed)
+            return args[0]
         if qual in _FUNCTIONAL_CALLS:
             return self.functional_call(node, args, kwargs)
         if qual.startswith("torch.distributions.") and name[:1].isupper():
