@@ -48,7 +48,11 @@ class Context(Protocol):
         chain: str = "",
         variant: str | None = None,
         span: Span | None = None,
-    ) -> Finding: ...
+        unless_consumed: object = None,
+    ) -> Finding:
+        """Report a finding. With ``unless_consumed`` (the key of a GraphAccumulated), it is held
+        back and stands at the end only if that accumulator was never consumed."""
+        ...
 
     def backward_related(self, run: BackwardRun, message: str, role: str) -> Related: ...
 
@@ -215,8 +219,29 @@ class SavedTensorChanged:
     element: bool = False
 
 
+@record(frozen=True, slots=True)
+class GraphAccumulated:
+    """A value that carries a graph (``value``, a tensor, or a record holding graph tensors when
+    ``record``) added to an accumulator (``acc``, its text) that outlives the iteration, at
+    ``stmt``. ``built``: where the value's graph was built, if known; ``scalar``: the value is a
+    tensor known to have shape (); ``inside``: the statement that sums it, when ``stmt`` is the
+    call the value is passed to (a meter's ``update(loss)``). ``key`` names the accumulator: the
+    finding stands only if the engine never sees that accumulator consumed (backpropagated,
+    returned, handed on), which it knows only when the analysis ends."""
+
+    stmt: ast.stmt
+    acc: str
+    value: ast.expr
+    record: bool
+    scalar: bool
+    built: ast.AST | None
+    inside: ast.stmt | None
+    key: object
+
+
 Observation = (
     Unparsable
+    | GraphAccumulated
     | SavedTensorChanged
     | NoGraphBackward
     | DiscardedGradients

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..findings import Finding, FixRef, Related, Span
-from ..observations import Check, Observation, SavedTensorChanged
+from ..observations import Check, GraphAccumulated, Observation, SavedTensorChanged
 from ..record import record
 from ..rules import RULES, checks
 from .chain import chain_text
@@ -419,8 +419,10 @@ class Reporter:
         chain: str = "",
         variant: str | None = None,
         span: Span | None = None,
+        unless_consumed: object = None,
     ) -> Finding:
-        """A finding of ``code`` at ``span``, else at ``node`` (one of the two is given)."""
+        """A finding of ``code`` at ``span``, else at ``node`` (one of the two is given); with
+        ``unless_consumed``, held until ``finish`` (see accumulate)."""
         rule = _rule(code)
         template = None
         if rule is not None:
@@ -436,6 +438,9 @@ class Reporter:
             span = self.span(node)
         where = span
         finding = Finding(code, message, where, tuple(related or ()), tuple(fixes or ()), chain)
+        if unless_consumed is not None:
+            self.pending_acc.setdefault(unless_consumed, finding)
+            return finding
         if code in _RAISING:
             if code not in _LOCAL_RAISE:
                 self.raised = True  # the program stops here: nothing after it runs on this path
@@ -1579,51 +1584,25 @@ class Reporter:
         dead: bool = False,
         inside: ast.stmt | None = None,
     ) -> None:
-        """An accumulation of a graph-carrying value across iterations. It is reported at the end
-        unless the accumulator is later consumed (backpropagated, returned, handed on); ``dead``:
-        that graph was already backpropagated, so nothing can consume it any more."""
+        """An accumulation of a graph-carrying value across iterations, published for GG301's
+        check; its finding stands at the end unless the accumulator is later consumed
+        (backpropagated, returned, handed on). ``dead``: that graph was already backpropagated, so
+        nothing can consume it any more: the finding stands now."""
+        if key not in self.pending_acc:
+            self.publish(
+                GraphAccumulated(
+                    stmt,
+                    acc,
+                    value_node,
+                    not value.is_tensor,
+                    value.is_tensor and value.shape == (),
+                    value.root.node if value.root else None,
+                    inside,
+                    key,
+                )
+            )
         if dead and key in self.pending_acc:
             finding = self.pending_acc[key]
-            self.findings.setdefault((finding.code, finding.span), finding)
-        if key in self.pending_acc:
-            return
-        fixes = []
-        if not value.is_tensor:
-            pass  # a record holding graphs: which of its fields to detach is the user's call
-        else:
-            # The detached tensor keeps the accumulator's type and value (safe); a Python number
-            # (`.item()`, scalars only) is the common idiom but changes its type.
-            fixes.append(
-                self.fix("GG301", "use-detach", "append", expr=self.span(value_node), suffix=".detach()")
-            )
-            if value.shape == ():
-                fixes.append(
-                    self.fix("GG301", "use-item", "append", expr=self.span(value_node), suffix=".item()")
-                )
-        rule = _rule("GG301")
-        text = self.text(value_node)
-        atom = (
-            text
-            if isinstance(value_node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
-            else f"({text})"
-        )
-        # `.item()` only for a tensor known to be a scalar; anything else would raise there.
-        suggest = f"{atom}.item()" if value.shape == () else f"{atom}.detach()"
-        template = rule.message if rule is not None else "GG301 {acc} {value}"
-        if rule is not None and not value.is_tensor:
-            template = rule.variants.get("record", template)
-        message = _format(template, {"acc": acc, "value": text, "suggest": suggest})
-        related = (
-            [Related(self.span(value.root.node), f"graph built here: {self.text(value.root.node)}", "built")]
-            if value.root
-            else []
-        )
-        if inside is not None:
-            # Reported where the tensor is passed in; the sum itself is kept here.
-            related.append(Related(self.span(inside), f"adds it up here: {self.text(inside)}", "reused"))
-        finding = Finding("GG301", message, self.span(stmt), tuple(related), tuple(fixes), "")
-        self.pending_acc[key] = finding
-        if dead:
             self.findings.setdefault((finding.code, finding.span), finding)
 
     def grads_never_cleared(self, step: ast.Call, backward: ast.AST) -> None:

@@ -51,6 +51,10 @@ not keep already (the buffer itself is reported where it is filled).
 
 from __future__ import annotations
 
+import ast
+
+from ..findings import FixRef, Related
+from ..observations import Context, GraphAccumulated
 from .base import SAFE, UNSAFE, Invalid, Rule, Valid
 
 RULE = Rule(
@@ -291,3 +295,39 @@ print(f"smoothed loss {smooth.compute().item():.3f}")
         effect="isinstance(smooth.value, torch.Tensor) and smooth.value.requires_grad",
     ),
 ]
+
+
+def check_accumulated(ctx: Context, seen: GraphAccumulated) -> None:
+    """An accumulator that keeps graphs: reported at the accumulating statement (or where the value
+    is passed to the meter that sums it), held until the analysis ends, since returning or
+    backpropagating the accumulator later makes it no leak."""
+    text = ctx.text(seen.value)
+    fixes: list[FixRef] = []
+    if not seen.record:  # for a record, which of its fields to detach is the user's call
+        # The detached tensor keeps the accumulator's type and value (safe); a Python number
+        # (`.item()`, scalars only) is the common idiom but changes its type.
+        fixes.append(ctx.fix("GG301", "use-detach", "append", expr=ctx.span(seen.value), suffix=".detach()"))
+        if seen.scalar:
+            fixes.append(ctx.fix("GG301", "use-item", "append", expr=ctx.span(seen.value), suffix=".item()"))
+    simple = isinstance(seen.value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+    atom = text if simple else f"({text})"
+    # `.item()` only for a tensor known to be a scalar; anything else would raise there.
+    suggest = f"{atom}.item()" if seen.scalar else f"{atom}.detach()"
+    related = []
+    if seen.built is not None:
+        related.append(Related(ctx.span(seen.built), f"graph built here: {ctx.text(seen.built)}", "built"))
+    if seen.inside is not None:
+        # Reported where the tensor is passed in; the sum itself is kept here.
+        related.append(Related(ctx.span(seen.inside), f"adds it up here: {ctx.text(seen.inside)}", "reused"))
+    ctx.add(
+        "GG301",
+        seen.stmt,
+        {"acc": seen.acc, "value": text, "suggest": suggest},
+        related,
+        fixes,
+        variant="record" if seen.record else None,
+        unless_consumed=seen.key,
+    )
+
+
+CHECKS = {GraphAccumulated: check_accumulated}
