@@ -49,9 +49,12 @@ class Context(Protocol):
         variant: str | None = None,
         span: Span | None = None,
         unless_consumed: object = None,
+        unless_unstepped: object = None,
     ) -> Finding:
         """Report a finding. With ``unless_consumed`` (the key of a GraphAccumulated), it is held
-        back and stands at the end only if that accumulator was never consumed."""
+        back and stands at the end only if that accumulator was never consumed; with
+        ``unless_unstepped`` (a RetainMasksReuse's), only if an optimizer step around that loop
+        was seen by then."""
         ...
 
     def backward_related(self, run: BackwardRun, message: str, role: str) -> Related: ...
@@ -239,8 +242,34 @@ class GraphAccumulated:
     key: object
 
 
+@record(frozen=True, slots=True)
+class RetainMasksReuse:
+    """``first``'s ``retain_graph=True`` (``keyword``) kept a graph (built at ``built``) that
+    ``run``, a later iteration's backward, reaches again; without the flag that backward would
+    raise, so the flag hides a bug of ``kind``: "stale", a graph built before the loop (``names[0]``
+    on ``line``); "carried", state ``names`` carry across iterations (never detached); "passed",
+    a graph passed on without `.detach()` (``fake`` into ``disc`` when it is the GAN pattern).
+    ``real``: the engine's edit for the real bug (a fix part: kind and params), None when it
+    writes none. ``unless_unstepped``: None, or the loop whose optimizer step decides at the end
+    whether the flag masks anything (no step around it seen yet)."""
+
+    run: BackwardRun
+    first: BackwardRun
+    keyword: ast.keyword
+    built: ast.AST
+    kind: str
+    names: tuple[str, ...]
+    line: int
+    fake: ast.expr | None
+    disc: str | None
+    real: dict[str, Any] | None
+    unless_unstepped: object
+    chain: str
+
+
 Observation = (
     Unparsable
+    | RetainMasksReuse
     | GraphAccumulated
     | SavedTensorChanged
     | NoGraphBackward

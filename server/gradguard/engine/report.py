@@ -9,9 +9,10 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..findings import Finding, FixRef, Related, Span
-from ..observations import Check, GraphAccumulated, Observation, SavedTensorChanged
+from ..observations import Check, GraphAccumulated, Observation, RetainMasksReuse, SavedTensorChanged
 from ..record import record
 from ..rules import RULES, checks
+from ..rules.base import listed
 from .chain import chain_text
 from .modules import LINE_BLOCK, ForeignModule, VirtualLines
 from .positions import Positions
@@ -420,6 +421,7 @@ class Reporter:
         variant: str | None = None,
         span: Span | None = None,
         unless_consumed: object = None,
+        unless_unstepped: object = None,
     ) -> Finding:
         """A finding of ``code`` at ``span``, else at ``node`` (one of the two is given); with
         ``unless_consumed``, held until ``finish`` (see accumulate)."""
@@ -440,6 +442,9 @@ class Reporter:
         finding = Finding(code, message, where, tuple(related or ()), tuple(fixes or ()), chain)
         if unless_consumed is not None:
             self.pending_acc.setdefault(unless_consumed, finding)
+            return finding
+        if isinstance(unless_unstepped, LoopFrame):
+            self.pending_masks.setdefault(finding.span, (finding, unless_unstepped))
             return finding
         if code in _RAISING:
             if code not in _LOCAL_RAISE:
@@ -1289,7 +1294,7 @@ class Reporter:
             else []
         )
         related = [built, freed]
-        fields = {"name": names[0], "names": _listed(names), "backward_line": run.call.lineno}
+        fields = {"name": names[0], "names": listed(names), "backward_line": run.call.lineno}
         variant = "several" if len(names) > 1 else None
         if step is not None:
             related.append(Related(self.span(step.node), "changes the weights that graph saved", "freed"))
@@ -1412,65 +1417,50 @@ class Reporter:
     def masked(
         self, run: BackwardRun, site: Site, first: BackwardRun, loop: LoopFrame | None, code: str, chain: str
     ) -> None:
+        """Publishes what ``first``'s retain_graph=True hides (GG302's check reports it)."""
         kw = first.retain_kw
         if kw is None:
             return
         real: dict[str, Any] | None = None
+        names: tuple[str, ...] = ()
+        line = 0
+        fake: ast.expr | None = None
+        disc: str | None = None
         if code == "GG103" and loop is not None:
+            kind = "stale"
             name, line = self.stale_name(site, loop)
-            masks = f"a graph built before the loop (`{name}`, line {line})"
+            names = (name,)
             move = self.move_parts(run, loop)
             if move:
                 real = {"kind": "move-into-loop", "params": move}
         elif code == "GG104" and loop is not None:
-            names = self.carried_names(site, loop)
-            cell = self.carrying_cell(run, site, loop) if not names else None
-            if not names and cell is None:
+            kind = "carried"
+            carried = self.carried_names(site, loop)
+            cell = self.carrying_cell(run, site, loop) if not carried else None
+            if not carried and cell is None:
                 return
-            verb = "carry" if len(names) > 1 else "carries"
             # An object's attribute (`self.hidden`) set in a method the loop calls: no fix written.
-            carriers = names or ([cell[0]] if cell is not None else [])
-            masks = f"the graph that {_listed(carriers)} {verb} (never detached)"
-            text = self.detach_all(names, loop) if names else None
+            names = tuple(carried or ([cell[0]] if cell is not None else []))
+            text = self.detach_all(carried, loop) if carried else None
             if text and id(loop.node) in self.blocks:  # a `for` statement, not a comprehension
                 real = {
                     "kind": "insert-loop-top",
                     "params": {"loop": self.span(loop.node).to_json(), "text": text},
                 }
         else:
+            kind = "passed"
             gan = self.gan_pattern(run, site, first)
-            masks = "a graph passed on without `.detach()`"
             if gan is not None:
-                # Said as what the code does (a linear probe on fixed features matches the pattern
-                # too, with no generator in sight).
-                fake, disc = self.text(gan[1]), self.disc_name(gan[0])
-                masks = f"the graph behind `{fake}` (passed to `{disc}` without `.detach()`)"
+                fake, disc = gan[1], self.disc_name(gan[0])
                 real = {
                     "kind": "append",
                     "params": {"expr": self.span(gan[1]).to_json(), "suffix": ".detach()"},
                 }
-        drop = {
-            "kind": "drop-keyword",
-            "params": {"call": self.span(first.call).to_json(), "name": "retain_graph"},
-        }
-        # Dropping the keyword alone would turn the hint into a crash: only with the real fix.
-        fixes = [self.fix("GG302", "real-fix", "multi", parts=[real, drop])] if real else []
-        finding = self.add(
-            "GG302",
-            kw,
-            {"masks": masks},
-            [
-                Related(self.span(site.node), f"graph built here: {self.text(site.node)}", "built"),
-                self.backward_related(run, "the next iteration backpropagates into it again", "reused"),
-            ],
-            fixes,
-            chain,
-            span=self.span(kw),
+        # An enclosing loop may step the optimizer later in its iteration: decided at the end.
+        unstepped = loop if loop is not None and not self.steps_around(loop) else None
+        self.publish(
+            RetainMasksReuse(run, first, kw, site.node, kind, names, line, fake, disc, real, unstepped, chain)
         )
-        if loop is not None and not self.steps_around(loop):
-            # Decided at the end: an enclosing loop may step the optimizer later in its iteration.
-            self.findings.pop((finding.code, finding.span), None)
-            self.pending_masks.setdefault(finding.span, (finding, loop))
 
     # -- GG107, GG111, GG203 -------------------------------------------------------------
 
@@ -1760,12 +1750,6 @@ def _bound_name(stmt: ast.stmt) -> ast.expr | None:
     if len(targets) == 1 and isinstance(targets[0], (ast.Name, ast.Attribute)):
         return targets[0]
     return None
-
-
-def _listed(names: list[str]) -> str:
-    """`h` and `c`; `a`, `b` and `c`."""
-    quoted = [f"`{n}`" for n in names]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
 # Ops whose result holds its inputs' values as they are: views and concatenations.

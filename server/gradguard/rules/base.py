@@ -53,3 +53,9 @@ class Rule:
     @property
     def family(self) -> str:
         return {"0": "syntax", "1": "error", "2": "silent", "3": "waste"}[self.code[2]]
+
+
+def listed(names: list[str] | tuple[str, ...]) -> str:
+    """Names quoted for a message: `h` and `c`; `a`, `b` and `c`."""
+    quoted = [f"`{n}`" for n in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]

@@ -65,7 +65,9 @@ class, a gradient check), not a training loop.
 
 from __future__ import annotations
 
-from .base import UNSAFE, Invalid, Rule, Valid
+from ..findings import Related
+from ..observations import Context, RetainMasksReuse
+from .base import UNSAFE, Invalid, Rule, Valid, listed
 
 RULE = Rule(
     code="GG302",
@@ -230,3 +232,41 @@ for epoch in range(3):
         error="RuntimeError: one of the variables needed for gradient computation has been modified",
     ),
 ]
+
+
+def check_masks(ctx: Context, seen: RetainMasksReuse) -> None:
+    """The hint goes on the flag, saying which bug it hides; the fix applies the real repair and
+    drops the flag together (dropping it alone would turn the hint into a crash)."""
+    if seen.kind == "stale":
+        masks = f"a graph built before the loop (`{seen.names[0]}`, line {seen.line})"
+    elif seen.kind == "carried":
+        verb = "carry" if len(seen.names) > 1 else "carries"
+        masks = f"the graph that {listed(seen.names)} {verb} (never detached)"
+    elif seen.fake is not None:
+        # Said as what the code does (a linear probe on fixed features matches the pattern too,
+        # with no generator in sight).
+        masks = f"the graph behind `{ctx.text(seen.fake)}` (passed to `{seen.disc}` without `.detach()`)"
+    else:
+        masks = "a graph passed on without `.detach()`"
+    fixes = []
+    if seen.real is not None:
+        drop = {
+            "kind": "drop-keyword",
+            "params": {"call": ctx.span(seen.first.call).to_json(), "name": "retain_graph"},
+        }
+        fixes.append(ctx.fix("GG302", "real-fix", "multi", parts=[seen.real, drop]))
+    ctx.add(
+        "GG302",
+        seen.keyword,
+        {"masks": masks},
+        [
+            Related(ctx.span(seen.built), f"graph built here: {ctx.text(seen.built)}", "built"),
+            ctx.backward_related(seen.run, "the next iteration backpropagates into it again", "reused"),
+        ],
+        fixes,
+        seen.chain,
+        unless_unstepped=seen.unless_unstepped,
+    )
+
+
+CHECKS = {RetainMasksReuse: check_masks}
