@@ -267,8 +267,29 @@ class RetainMasksReuse:
     chain: str
 
 
+@record(frozen=True, slots=True)
+class StepBeforeBackward:
+    """The optimizer step ``step`` (of ``optimizer``) changed weights that ``built`` saved for
+    ``run``'s backward before that backward ran, so it certainly raises the in-place version error.
+    ``first``: the earlier backward that kept the graph with retain_graph=True (both backwards go
+    through it; it is ``run``'s own call one iteration earlier when ``first.call is run.call``),
+    None when the graph was built before the step and first backpropagated after it.
+    ``rebuild``: the statement that built the loss, safe to move just before ``run``'s statement
+    (recomputing it from the stepped weights), if there is one; ``step_movable``: the step may
+    move after ``run``'s statement, in the same block."""
+
+    run: BackwardRun
+    first: BackwardRun | None
+    built: ast.AST
+    step: ast.AST
+    optimizer: ast.expr
+    rebuild: ast.stmt | None
+    step_movable: bool
+
+
 Observation = (
     Unparsable
+    | StepBeforeBackward
     | RetainMasksReuse
     | GraphAccumulated
     | SavedTensorChanged

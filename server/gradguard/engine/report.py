@@ -9,7 +9,14 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..findings import Finding, FixRef, Related, Span
-from ..observations import Check, GraphAccumulated, Observation, RetainMasksReuse, SavedTensorChanged
+from ..observations import (
+    Check,
+    GraphAccumulated,
+    Observation,
+    RetainMasksReuse,
+    SavedTensorChanged,
+    StepBeforeBackward,
+)
 from ..record import record
 from ..rules import RULES, checks
 from ..rules.base import listed
@@ -494,24 +501,24 @@ class Reporter:
             return block
         return None
 
-    def recompute_fix(self, run: BackwardRun, dirt: Dirt, site: Site) -> list[FixRef]:
-        """Move the statement that built the late loss to just before its backward, so the loss is
-        computed from the stepped weights: offered only when that statement and the backward share
+    def rebuild_statement(self, run: BackwardRun, dirt: Dirt, site: Site) -> ast.stmt | None:
+        """The statement that built the late loss, to move just before its backward so the loss is
+        computed from the stepped weights: found only when that statement and the backward share
         a block with the step between them, the statement itself saved what the step changed
         (``site``: moving it alone recomputes that part), and nothing in between reads the loss's
         name or rebinds a name the statement reads."""
         target, stmt, step = run.target, run.stmt, dirt.node
         if not isinstance(target, ast.Name) or stmt is None or not isinstance(step, ast.stmt):
-            return []
+            return None
         block = self.blocks.get(id(stmt))
         if block is None or block is not self.blocks.get(id(step)):
-            return []
+            return None
         at = block.index(stmt)
         build = _last_assignment(block, at, target.id)
         if build is None or not build < block.index(step) < at:
-            return []
+            return None
         if all(block[build] is not t for t in site.stmts):
-            return []  # the stale part was computed by an earlier statement the move leaves behind
+            return None  # the stale part was computed by an earlier statement the move leaves behind
         reads = {
             n.id for n in ast.walk(block[build]) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
         }
@@ -520,16 +527,8 @@ class Reporter:
                 if isinstance(n, ast.Name) and (
                     n.id == target.id or isinstance(n.ctx, ast.Store) and n.id in reads
                 ):
-                    return []
-        return [
-            self.fix(
-                "GG111",
-                "recompute-after-step",
-                "move-before",
-                stmt=self.span(block[build]),
-                anchor=self.span(stmt),
-            )
-        ]
+                    return None
+        return block[build]
 
     def recompute_shared_fix(self, run: BackwardRun, site: Site, step: ast.Call) -> list[FixRef]:
         """Compute the shared part and the second loss again just before that loss's backward, from
@@ -1469,27 +1468,13 @@ class Reporter:
             self.span(site.node), f"saved for backward here: {self.text(site.node)}", "built"
         )
         if dirt.kind == "step":
-            fails = self.backward_related(
-                run, "raises here: it needs the weights from before the step", "reused"
-            )
             first = dirt.retained_by
-
-            def built_before(fixes: list[FixRef]) -> None:
-                """The graph's own story: saved before the step, backpropagated after it."""
-                fields = {
-                    "optimizer": self.text(dirt.target),
-                    "loss": self.text(run.target),
-                    "saved_line": getattr(site.node, "lineno", "?"),
-                    "second_line": run.call.lineno,
-                }
-                self.add("GG111", dirt.node, fields, [saved_related, fails], fixes, variant="built-before")
-
             if first is None:
                 if dirt.certain:
-                    # A graph built before the step and first backpropagated after it. No automatic
-                    # fix: moving the step would let this loss's gradient into that optimizer's
-                    # parameters (an actor loss training the critic); the forward must be redone.
-                    built_before(self.recompute_fix(run, dirt, site))
+                    # A graph built before the step and first backpropagated after it.
+                    rebuild = self.rebuild_statement(run, dirt, site)
+                    seen = StepBeforeBackward(run, None, site.node, dirt.node, dirt.target, rebuild, False)
+                    self.publish(seen)
                 return
             differing = _differing_loop(first.ipath, run.ipath)
             loop = next((f for f in loops if id(f.node) == differing), None)
@@ -1502,6 +1487,9 @@ class Reporter:
                 if in_loop and dirt.certain:
                     # Not only hidden: the step changed weights the kept graph saved, so the next
                     # iteration's backward raises after all (the in-place version error).
+                    saved_related = Related(
+                        self.span(site.node), f"saved for backward here: {self.text(site.node)}", "built"
+                    )
                     kept = self.backward_related(first, "retain_graph=True keeps the graph", "freed")
                     self.carried_state(run, site, first, loop, chain, saved_related, kept, step=dirt)
                 return
@@ -1509,46 +1497,21 @@ class Reporter:
             if gan is not None:
                 # A D step on the fake the G step already used: detach it there. Moving the G step
                 # after this backward would silence the error and let the D loss train G.
+                saved_related = Related(
+                    self.span(site.node), f"saved for backward here: {self.text(site.node)}", "built"
+                )
+                fails = self.backward_related(
+                    run, "raises here: it needs the weights from before the step", "reused"
+                )
                 self.gan_fake(run, first, gan, [saved_related, fails], step=dirt)
                 return
-            fixes: list[FixRef] = []
-            if (
+            movable = (
                 isinstance(dirt.node, ast.stmt)
                 and run.stmt is not None
                 and run.call is not first.call
                 and self.same_block(dirt.node, run.stmt)
-            ):
-                fixes.append(
-                    self.fix(
-                        "GG111",
-                        "step-after-backward",
-                        "move-after",
-                        stmt=self.span(dirt.node),
-                        anchor=self.span(run.stmt),
-                    )
-                )
-            if run.call is first.call:
-                # One backward, run again in the next iteration over the graph it kept: said as the
-                # graph's own story, not as "between line N and line N".
-                built_before(fixes)
-                return
-            self.add(
-                "GG111",
-                dirt.node,
-                {
-                    "optimizer": self.text(dirt.target),
-                    "first_line": first.call.lineno,
-                    "second_line": run.call.lineno,
-                },
-                [
-                    self.backward_related(
-                        first, "first backward: retain_graph=True keeps the graph", "freed"
-                    ),
-                    saved_related,
-                    fails,
-                ],
-                fixes,
             )
+            self.publish(StepBeforeBackward(run, first, site.node, dirt.node, dirt.target, None, movable))
             return
         self.publish(
             SavedTensorChanged(

@@ -58,6 +58,8 @@ share no graph.
 
 from __future__ import annotations
 
+from ..findings import FixRef, Related
+from ..observations import Context, StepBeforeBackward
 from .base import UNSAFE, Invalid, Rule, Valid
 
 RULE = Rule(
@@ -267,3 +269,47 @@ opt_actor.step()
         error="RuntimeError: one of the variables needed for gradient computation has been modified",
     ),
 ]
+
+
+def check_step(ctx: Context, seen: StepBeforeBackward) -> None:
+    """Reported at the step, the statement that changed the weights too early."""
+    run, first = seen.run, seen.first
+    saved = Related(ctx.span(seen.built), f"saved for backward here: {ctx.text(seen.built)}", "built")
+    fails = ctx.backward_related(run, "raises here: it needs the weights from before the step", "reused")
+    fixes: list[FixRef] = []
+    if seen.rebuild is not None and run.stmt is not None:
+        # Recompute the loss from the stepped weights. Moving the step instead would let this
+        # loss's gradient into that optimizer's parameters (an actor loss training the critic).
+        fixes.append(
+            ctx.fix(
+                "GG111",
+                "recompute-after-step",
+                "move-before",
+                stmt=ctx.span(seen.rebuild),
+                anchor=ctx.span(run.stmt),
+            )
+        )
+    if seen.step_movable and run.stmt is not None:
+        where = {"stmt": ctx.span(seen.step), "anchor": ctx.span(run.stmt)}
+        fixes.append(ctx.fix("GG111", "step-after-backward", "move-after", **where))
+    if first is None or run.call is first.call:
+        # The graph's own story: saved before the step, backpropagated after it (also one backward
+        # run again in the next iteration over the graph it kept, not "between line N and line N").
+        fields = {
+            "optimizer": ctx.text(seen.optimizer),
+            "loss": ctx.text(run.target),
+            "saved_line": getattr(seen.built, "lineno", "?"),
+            "second_line": run.call.lineno,
+        }
+        ctx.add("GG111", seen.step, fields, [saved, fails], fixes, variant="built-before")
+        return
+    fields = {
+        "optimizer": ctx.text(seen.optimizer),
+        "first_line": first.call.lineno,
+        "second_line": run.call.lineno,
+    }
+    kept = ctx.backward_related(first, "first backward: retain_graph=True keeps the graph", "freed")
+    ctx.add("GG111", seen.step, fields, [kept, saved, fails], fixes)
+
+
+CHECKS = {StepBeforeBackward: check_step}
