@@ -287,8 +287,26 @@ class StepBeforeBackward:
     step_movable: bool
 
 
+@record(frozen=True, slots=True)
+class FakeReused:
+    """The GAN pattern: ``first``'s loss went through the discriminator ``disc`` on ``fake`` and
+    ``run``'s loss calls ``disc`` again on that same fake, whose generator graph ``first`` already
+    freed (or, with ``step``, an optimizer step of ``optimizer`` changed the weights it saved).
+    ``related``: the places the engine traced (graph built, freed, where it raises)."""
+
+    run: BackwardRun
+    first: BackwardRun
+    fake: ast.expr
+    disc: str
+    related: tuple[Related, ...]
+    chain: str = ""
+    step: ast.AST | None = None
+    optimizer: ast.expr | None = None
+
+
 Observation = (
     Unparsable
+    | FakeReused
     | StepBeforeBackward
     | RetainMasksReuse
     | GraphAccumulated

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..findings import Finding, FixRef, Related, Span
 from ..observations import (
     Check,
+    FakeReused,
     GraphAccumulated,
     Observation,
     RetainMasksReuse,
@@ -995,25 +996,12 @@ class Reporter:
         chain: str = "",
         step: Dirt | None = None,
     ) -> None:
-        """GG105 at the discriminator call whose fake argument needs `.detach()`."""
+        """Publishes the GAN pattern: GG105's check reports it at the fake to detach."""
         d_site, arg_node = gan
-        fields: dict[str, Any] = {
-            "fake": self.text(arg_node),
-            "disc": self.disc_name(d_site),
-            "backward_line": first.call.lineno,
-            "reuse_line": run.call.lineno,
-        }
-        if step is not None:
-            fields["optimizer"] = self.text(step.target)
-            fields["step_line"] = getattr(step.node, "lineno", "?")
-        self.add(
-            "GG105",
-            arg_node,
-            fields,
-            related,
-            [self.fix("GG105", "detach-fake", "append", expr=self.span(arg_node), suffix=".detach()")],
-            chain,
-            variant="stepped" if step is not None else None,
+        optimizer = step.target if step is not None else None
+        where = step.node if step is not None else None
+        self.publish(
+            FakeReused(run, first, arg_node, self.disc_name(d_site), tuple(related), chain, where, optimizer)
         )
 
     def disc_name(self, d_site: Site) -> str:

@@ -62,6 +62,9 @@ that must be zeroed before the G step.
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..observations import Context, FakeReused
 from .base import UNSAFE, Invalid, Rule, Valid
 
 RULE = Rule(
@@ -250,3 +253,28 @@ for step in range(2):
         error="RuntimeError: one of the variables needed for gradient computation has been modified",
     ),
 ]
+
+
+def check_fake(ctx: Context, seen: FakeReused) -> None:
+    """Reported at the discriminator call whose fake argument needs `.detach()`."""
+    fields: dict[str, Any] = {
+        "fake": ctx.text(seen.fake),
+        "disc": seen.disc,
+        "backward_line": seen.first.call.lineno,
+        "reuse_line": seen.run.call.lineno,
+    }
+    if seen.step is not None and seen.optimizer is not None:
+        fields["optimizer"] = ctx.text(seen.optimizer)
+        fields["step_line"] = getattr(seen.step, "lineno", "?")
+    ctx.add(
+        "GG105",
+        seen.fake,
+        fields,
+        list(seen.related),
+        [ctx.fix("GG105", "detach-fake", "append", expr=ctx.span(seen.fake), suffix=".detach()")],
+        seen.chain,
+        variant="stepped" if seen.step is not None else None,
+    )
+
+
+CHECKS = {FakeReused: check_fake}
