@@ -304,8 +304,36 @@ class FakeReused:
     optimizer: ast.expr | None = None
 
 
+@record(frozen=True, slots=True)
+class FreedGraphReused:
+    """In one pass, ``run``'s backward reaches buffers that ``first``'s backward freed (torch
+    raises "Trying to backward through the graph a second time"). ``same``: it is the same loss
+    again, or a value built on that loss (a double backward, GG101); else two losses share a part
+    of one forward (GG102): ``shared``, by the name the code gives it, built on ``shared_line``.
+    ``related``: the places the engine traced (built, freed, where it raises). What the engine
+    found safe to edit: ``removable``, the second backward statement can go (the first runs before
+    it every time); ``retain_ok``, retain_graph=True on the first (same scope, no step between);
+    ``step``, an optimizer step run between the two, with ``recompute``, the source of the
+    statements to run again before the second backward (None when no safe copy exists);
+    ``summable``, the two backward statements can become one on the sum of the losses."""
+
+    run: BackwardRun
+    first: BackwardRun
+    same: bool
+    related: tuple[Related, ...]
+    chain: str
+    shared: str
+    shared_line: int
+    removable: bool
+    retain_ok: bool
+    step: ast.Call | None
+    recompute: str | None
+    summable: bool
+
+
 Observation = (
     Unparsable
+    | FreedGraphReused
     | FakeReused
     | StepBeforeBackward
     | RetainMasksReuse

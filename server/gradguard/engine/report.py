@@ -12,6 +12,7 @@ from ..findings import Finding, FixRef, Related, Span
 from ..observations import (
     Check,
     FakeReused,
+    FreedGraphReused,
     GraphAccumulated,
     Observation,
     RetainMasksReuse,
@@ -20,7 +21,7 @@ from ..observations import (
 )
 from ..record import record
 from ..rules import RULES, checks
-from ..rules.base import listed
+from ..rules.base import listed, retain_fix
 from .chain import chain_text
 from .modules import LINE_BLOCK, ForeignModule, VirtualLines
 from .positions import Positions
@@ -531,18 +532,19 @@ class Reporter:
                     return None
         return block[build]
 
-    def recompute_shared_fix(self, run: BackwardRun, site: Site, step: ast.Call) -> list[FixRef]:
-        """Compute the shared part and the second loss again just before that loss's backward, from
-        the stepped weights: offered when the shared part's assignment, the loss's assignment, the
-        step and the backward are statements of one block in that order, and nothing between the
-        step and the backward rebinds a name the two assignments read."""
+    def recompute_shared_text(self, run: BackwardRun, site: Site, step: ast.Call) -> str | None:
+        """The source that computes the shared part and the second loss again, to insert just
+        before that loss's backward (from the stepped weights): found when the shared part's
+        assignment, the loss's assignment, the step and the backward are statements of one block
+        in that order, and nothing between the step and the backward rebinds a name the two
+        assignments read."""
         target, stmt = run.target, run.stmt
         if not isinstance(target, ast.Name) or not isinstance(stmt, ast.Expr) or not site.stmts:
-            return []
+            return None
         block = self.blocks.get(id(stmt))
         shared = site.stmts[-1]
         if block is None or self.blocks.get(id(shared)) is not block:
-            return []
+            return None
         at = block.index(stmt)
         stepped = next(
             (i for i, s in enumerate(block[:at]) if isinstance(s, ast.Expr) and s.value is step), None
@@ -550,13 +552,13 @@ class Reporter:
         build = _last_assignment(block, at, target.id)
         first = next((i for i, s in enumerate(block[:at]) if s is shared), None)
         if stepped is None or build is None or first is None or not first < build < stepped:
-            return []
+            return None
         if not (
             isinstance(shared, ast.Assign)
             and len(shared.targets) == 1
             and isinstance(shared.targets[0], ast.Name)
         ):
-            return []
+            return None
         reads = {
             n.id
             for s in (shared, block[build])
@@ -568,21 +570,15 @@ class Reporter:
                 isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in reads
                 for n in ast.walk(between)
             ):
-                return []
+                return None
         texts = []
         for s in (shared, block[build]):
             whole = self.segment(s)
             own = ast.get_source_segment(self.source, s, padded=True) if s.lineno < LINE_BLOCK else None
             if own is None or own.strip() != whole.strip():
-                return []  # not alone on its lines (`a = 1; h = f(x)`): copying the lines copies more
+                return None  # not alone on its lines (`a = 1; h = f(x)`): copying the lines copies more
             texts.append(textwrap.dedent(whole))
-        return [
-            self.fix(
-                "GG102", "recompute-shared", "insert-before", anchor=self.span(stmt), text="\n".join(texts)
-            )
-        ]
-
-    # -- units (see engine.incremental) ---------------------------------------------------
+        return "\n".join(texts)
 
     def unit_begin(self) -> dict[str, Any]:
         """A unit starts: it sees none of what earlier units left (its result must not depend on
@@ -897,11 +893,11 @@ class Reporter:
             freed,
             self.backward_related(run, "raises here: the graph is already freed", "reused"),
         ]
-        fixes: list[FixRef] = []
+        retain_ok = self.same_scope(first.stmt, run.stmt) and not self.between(first.stmt, run.stmt, _STEPS)
         if same:
             # Removing the second backward keeps training only if the first runs before it every
             # time (same block); both fixes stay in the function of the finding.
-            if (
+            removable = (
                 isinstance(run.stmt, ast.Expr)
                 and run.stmt.value is run.call
                 and first.stmt is not None
@@ -909,36 +905,28 @@ class Reporter:
                 and run.call is not first.call  # one statement run twice (a helper): both would go
                 and self.same_block(first.stmt, run.stmt)
                 and not self.between(first.stmt, run.stmt, _CLEARS_GRADS)
-            ):
-                fixes.append(
-                    self.fix("GG101", "remove-second-backward", "remove-stmt", stmt=self.span(run.stmt))
-                )
-            if self.same_scope(first.stmt, run.stmt) and not self.between(first.stmt, run.stmt, _STEPS):
-                fixes.append(self.retain_fix("GG101", first))
-            self.add(
-                "GG101", run.call, {"loss": loss, "first_line": first.call.lineno}, related, fixes, chain
             )
+            seen = self.reused(
+                run, first, related, chain, same=True, removable=removable, retain_ok=retain_ok
+            )
+            self.publish(seen)
             return
         # The shared part by the name the code gives it (`h` of `h = torch.relu(encoder(x))`).
         holder = self.holder(site, avoid=(loss, other))
-        fields: dict[str, Any] = {
-            "loss": loss,
-            "other": other,
-            "first_line": first.call.lineno,
-            "shared": holder or self.text(site.node),
-            "shared_line": site.stmts[-1].lineno if holder else getattr(site.node, "lineno", 0),
-        }
+        shared = holder or self.text(site.node)
+        shared_line = site.stmts[-1].lineno if holder else getattr(site.node, "lineno", 0)
         step = next((call for seq, call in self.steps_run if first.seq < seq < run.seq), None)
         if step is not None:
             # A step between the two passes changed weights: neither a summed backward nor a kept
             # graph gives the second loss what it means; the shared part must be computed again.
-            fields["step_line"] = step.lineno
             related.insert(2, Related(self.span(step), "changes the weights in between", "freed"))
-            fixes = self.recompute_shared_fix(run, site, step)
-            self.add("GG102", run.call, fields, related, fixes, chain, variant="stepped")
+            recompute = self.recompute_shared_text(run, site, step)
+            self.publish(
+                self.reused(run, first, related, chain, shared, shared_line, step=step, recompute=recompute)
+            )
             return
         root = run.val.root
-        if (
+        summable = bool(
             root is not None
             and loss != other  # one name backpropagated per iteration: no sum to write
             and getattr(root, "seq", 0) < first.seq
@@ -952,40 +940,33 @@ class Reporter:
             and not first.call.args
             and not run.call.args
             and self.same_block(first.stmt, run.stmt)
-        ):
-            fixes.append(
-                self.fix(
-                    "GG102",
-                    "sum-losses",
-                    "multi",
-                    parts=[
-                        {
-                            "kind": "replace-stmt",
-                            "params": {
-                                "stmt": self.span(first.stmt).to_json(),
-                                "text": f"({other} + {loss}).backward()",
-                            },
-                        },
-                        {"kind": "remove-stmt", "params": {"stmt": self.span(run.stmt).to_json()}},
-                    ],
-                )
-            )
-        if self.same_scope(first.stmt, run.stmt) and not self.between(first.stmt, run.stmt, _STEPS):
-            fixes.append(self.retain_fix("GG102", first))
-        self.add(
-            "GG102",
-            run.call,
-            fields,
-            related,
-            fixes,
-            chain,
-            variant="loop" if loss == other and run.call is first.call else None,
         )
+        seen = self.reused(
+            run, first, related, chain, shared, shared_line, retain_ok=retain_ok, summable=summable
+        )
+        self.publish(seen)
+
+    @staticmethod
+    def reused(
+        run: BackwardRun,
+        first: BackwardRun,
+        related: list[Related],
+        chain: str,
+        shared: str = "",
+        shared_line: int = 0,
+        *,
+        same: bool = False,
+        removable: bool = False,
+        retain_ok: bool = False,
+        step: ast.Call | None = None,
+        recompute: str | None = None,
+        summable: bool = False,
+    ) -> FreedGraphReused:
+        edits = (removable, retain_ok, step, recompute, summable)
+        return FreedGraphReused(run, first, same, tuple(related), chain, shared, shared_line, *edits)
 
     def retain_fix(self, code: str, first: BackwardRun) -> FixRef:
-        return self.fix(
-            code, "retain-graph", "set-keyword", call=self.span(first.call), name="retain_graph", value="True"
-        )
+        return retain_fix(self, code, first.call)
 
     def gan_fake(
         self,

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import ast
+from typing import TYPE_CHECKING
+
 from ..record import field, record
+
+if TYPE_CHECKING:
+    from ..findings import FixRef
+    from ..observations import Context
 
 
 @record(frozen=True, slots=True)
@@ -59,3 +66,9 @@ def listed(names: list[str] | tuple[str, ...]) -> str:
     """Names quoted for a message: `h` and `c`; `a`, `b` and `c`."""
     quoted = [f"`{n}`" for n in names]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def retain_fix(ctx: Context, code: str, first_backward: ast.Call) -> FixRef:
+    """retain_graph=True on the first backward: the second pass then finds the buffers kept."""
+    span = ctx.span(first_backward)
+    return ctx.fix(code, "retain-graph", "set-keyword", call=span, name="retain_graph", value="True")

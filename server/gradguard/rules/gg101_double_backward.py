@@ -69,7 +69,9 @@ gradients of both passes add up in `.grad` unless you clear them.
 
 from __future__ import annotations
 
-from .base import UNSAFE, Invalid, Rule, Valid
+from ..findings import FixRef
+from ..observations import Context, FreedGraphReused
+from .base import UNSAFE, Invalid, Rule, Valid, retain_fix
 
 RULE = Rule(
     code="GG101",
@@ -259,3 +261,19 @@ for c in range(3):
         error="RuntimeError: Trying to backward through the graph a second time",
     ),
 ]
+
+def check_double(ctx: Context, seen: FreedGraphReused) -> None:
+    """The same loss backpropagated again: reported at the second backward."""
+    if not seen.same:
+        return  # two losses sharing a forward: GG102's
+    run, first = seen.run, seen.first
+    fixes: list[FixRef] = []
+    if seen.removable and run.stmt is not None:
+        fixes.append(ctx.fix("GG101", "remove-second-backward", "remove-stmt", stmt=ctx.span(run.stmt)))
+    if seen.retain_ok:
+        fixes.append(retain_fix(ctx, "GG101", first.call))
+    fields = {"loss": ctx.text(run.target), "first_line": first.call.lineno}
+    ctx.add("GG101", run.call, fields, list(seen.related), fixes, seen.chain)
+
+
+CHECKS = {FreedGraphReused: check_double}

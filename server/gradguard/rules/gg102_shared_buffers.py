@@ -59,7 +59,11 @@ when the statements allow it.
 
 from __future__ import annotations
 
-from .base import UNSAFE, Invalid, Rule, Valid
+from typing import Any
+
+from ..findings import FixRef, Related
+from ..observations import Context, FreedGraphReused
+from .base import UNSAFE, Invalid, Rule, Valid, retain_fix
 
 RULE = Rule(
     code="GG102",
@@ -336,3 +340,45 @@ opt_b.step()
         error="RuntimeError: Trying to backward through the graph a second time",
     ),
 ]
+
+
+def check_shared(ctx: Context, seen: FreedGraphReused) -> None:
+    """Two losses over one forward, the second backward after the first freed the shared part:
+    reported at the second backward."""
+    if seen.same:
+        return  # the same loss again: GG101's
+    run, first = seen.run, seen.first
+    loss, other = ctx.text(run.target), ctx.text(first.target)
+    fields: dict[str, Any] = {
+        "loss": loss,
+        "other": other,
+        "first_line": first.call.lineno,
+        "shared": seen.shared,
+        "shared_line": seen.shared_line,
+    }
+    related: list[Related] = list(seen.related)
+    fixes: list[FixRef] = []
+    if seen.step is not None:
+        # Neither a summed backward nor a kept graph gives the second loss what it means after the
+        # step changed the weights: the shared part must be computed again.
+        fields["step_line"] = seen.step.lineno
+        if seen.recompute is not None:
+            where = ctx.span(run.stmt) if run.stmt is not None else ctx.span(run.call)
+            fix = ctx.fix("GG102", "recompute-shared", "insert-before", anchor=where, text=seen.recompute)
+            fixes.append(fix)
+        ctx.add("GG102", run.call, fields, related, fixes, seen.chain, variant="stepped")
+        return
+    if seen.summable and first.stmt is not None and run.stmt is not None:
+        first_stmt = {"stmt": ctx.span(first.stmt).to_json(), "text": f"({other} + {loss}).backward()"}
+        parts = [
+            {"kind": "replace-stmt", "params": first_stmt},
+            {"kind": "remove-stmt", "params": {"stmt": ctx.span(run.stmt).to_json()}},
+        ]
+        fixes.append(ctx.fix("GG102", "sum-losses", "multi", parts=parts))
+    if seen.retain_ok:
+        fixes.append(retain_fix(ctx, "GG102", first.call))
+    variant = "loop" if loss == other and run.call is first.call else None
+    ctx.add("GG102", run.call, fields, related, fixes, seen.chain, variant=variant)
+
+
+CHECKS = {FreedGraphReused: check_shared}
