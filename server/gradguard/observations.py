@@ -331,8 +331,31 @@ class FreedGraphReused:
     summable: bool
 
 
+@record(frozen=True, slots=True)
+class StaleGraphReused:
+    """A graph built before a loop (held by ``name``, bound on ``built_line``) and freed by the
+    first iteration's backward (``first``; with ``earlier``, by an earlier loop that ran once), met
+    again by ``run``'s backward in a later iteration, which raises. ``anchor``: the statement to
+    change (the one that built the graph, else its first read in the loop). ``move``: the engine's
+    move-into-loop edit (its params), None when none is safe. ``repeats``: the passes over one graph
+    are meant (each pass's gradients are read, nothing changes the weights): only the backward
+    lacks retain_graph=True, a plain second backward (GG101) rather than a stale graph (GG103)."""
+
+    run: BackwardRun
+    first: BackwardRun
+    anchor: ast.AST
+    name: str
+    built_line: int
+    related: tuple[Related, ...]
+    chain: str
+    move: dict[str, Any] | None
+    repeats: bool
+    earlier: bool
+
+
 Observation = (
     Unparsable
+    | StaleGraphReused
     | FreedGraphReused
     | FakeReused
     | StepBeforeBackward

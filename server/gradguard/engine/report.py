@@ -17,6 +17,7 @@ from ..observations import (
     Observation,
     RetainMasksReuse,
     SavedTensorChanged,
+    StaleGraphReused,
     StepBeforeBackward,
 )
 from ..record import record
@@ -1051,7 +1052,6 @@ class Reporter:
         anchor: ast.AST = bound or binder or read or run.call
         # Moved into this loop, the statements would be gone for the earlier loop that reads them.
         move = None if earlier else self.move_parts(run, loop)
-        fixes = [self.fix("GG103", "move-into-loop", "move-into-loop", **move)] if move else []
         # Passes over one graph on purpose (Hessian rows, a saliency map per class): each pass's
         # gradients are read and nothing in the loop changes weights, so keeping the graph is the
         # cheaper repair, and it comes first. (A loop that only backpropagates looks like training
@@ -1071,18 +1071,10 @@ class Reporter:
         related = [built, freed, fails]
         if binder is not None and read is not None:
             related.insert(1, Related(self.span(read), f"read in the loop here: {name}", "reused"))
-        fields = {"name": name, "built_line": bind_line, "backward_line": run.call.lineno}
-        if earlier:
-            fields["freed_line"] = first.call.lineno
-        if repeats:
-            # Nothing is stale: the passes are meant and only the backward lacks retain_graph=True.
-            # That backward is the statement to change, and the bug a plain second backward (GG101).
-            fixes = [self.retain_fix("GG101", run)]
-            if move:
-                fixes.append(self.fix("GG101", "move-into-loop", "move-into-loop", **move))
-            self.add("GG101", run.call, fields, related, fixes, chain, variant="repeated")
-            return
-        self.add("GG103", anchor, fields, related, fixes, chain, variant="earlier-loop" if earlier else None)
+        seen = StaleGraphReused(
+            run, first, anchor, name, bind_line, tuple(related), chain, move, bool(repeats), earlier
+        )
+        self.publish(seen)
 
     def build_statement(self, site: Site, loop: LoopFrame, name: str) -> ast.stmt | None:
         """The innermost statement that built the value ``name`` held when the loop began (in a

@@ -70,7 +70,7 @@ gradients of both passes add up in `.grad` unless you clear them.
 from __future__ import annotations
 
 from ..findings import FixRef
-from ..observations import Context, FreedGraphReused
+from ..observations import Context, FreedGraphReused, StaleGraphReused
 from .base import UNSAFE, Invalid, Rule, Valid, retain_fix
 
 RULE = Rule(
@@ -276,4 +276,16 @@ def check_double(ctx: Context, seen: FreedGraphReused) -> None:
     ctx.add("GG101", run.call, fields, list(seen.related), fixes, seen.chain)
 
 
-CHECKS = {FreedGraphReused: check_double}
+def check_repeated(ctx: Context, seen: StaleGraphReused) -> None:
+    """Passes over one graph meant on purpose (Hessian rows, a saliency map per class): nothing is
+    stale, only the backward lacks retain_graph=True; that backward is the statement to change."""
+    if not seen.repeats:
+        return  # a stale graph: GG103's
+    fixes = [retain_fix(ctx, "GG101", seen.run.call)]
+    if seen.move is not None:
+        fixes.append(ctx.fix("GG101", "move-into-loop", "move-into-loop", **seen.move))
+    fields = {"name": seen.name, "built_line": seen.built_line, "backward_line": seen.run.call.lineno}
+    ctx.add("GG101", seen.run.call, fields, list(seen.related), fixes, seen.chain, variant="repeated")
+
+
+CHECKS = {FreedGraphReused: check_double, StaleGraphReused: check_repeated}

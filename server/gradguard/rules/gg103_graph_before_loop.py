@@ -74,6 +74,10 @@ on the backward in the loop: GG101 reports that loop, on that backward.
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..findings import FixRef
+from ..observations import Context, StaleGraphReused
 from .base import UNSAFE, Invalid, Rule, Valid
 
 RULE = Rule(
@@ -230,3 +234,25 @@ for epoch in range(3):
         error="RuntimeError: Trying to backward through the graph a second time",
     ),
 ]
+
+
+def check_stale(ctx: Context, seen: StaleGraphReused) -> None:
+    """Reported on the statement to change, with the move-into-loop fix when the engine found it
+    safe (never for a graph an earlier loop reads too)."""
+    if seen.repeats:
+        return  # passes over one graph on purpose: GG101's
+    fixes: list[FixRef] = []
+    if seen.move is not None:
+        fixes.append(ctx.fix("GG103", "move-into-loop", "move-into-loop", **seen.move))
+    fields: dict[str, Any] = {
+        "name": seen.name,
+        "built_line": seen.built_line,
+        "backward_line": seen.run.call.lineno,
+    }
+    if seen.earlier:
+        fields["freed_line"] = seen.first.call.lineno
+    variant = "earlier-loop" if seen.earlier else None
+    ctx.add("GG103", seen.anchor, fields, list(seen.related), fixes, seen.chain, variant=variant)
+
+
+CHECKS = {StaleGraphReused: check_stale}
