@@ -50,11 +50,13 @@ class Context(Protocol):
         span: Span | None = None,
         unless_consumed: object = None,
         unless_unstepped: object = None,
+        covers: tuple[object, frozenset[str]] | None = None,
     ) -> Finding:
         """Report a finding. With ``unless_consumed`` (the key of a GraphAccumulated), it is held
         back and stands at the end only if that accumulator was never consumed; with
         ``unless_unstepped`` (a RetainMasksReuse's), only if an optimizer step around that loop
-        was seen by then."""
+        was seen by then. ``covers``: (group, names) of a finding about carried state: dropped if
+        an earlier finding of the group named all of them, and replacing those naming fewer."""
         ...
 
     def backward_related(self, run: BackwardRun, message: str, role: str) -> Related: ...
@@ -353,8 +355,45 @@ class StaleGraphReused:
     earlier: bool
 
 
+@record(frozen=True, slots=True)
+class CarriedState:
+    """Local names (``names``, the first one read at ``anchor``) carry a graph from one iteration of
+    ``loop`` into the next, so ``run``'s backward in the next iteration reaches buffers this one
+    freed (or, with ``step``, buffers kept by retain_graph=True whose weights that optimizer step
+    changed) and raises. ``detach``: the statement(s) that detach them at the loop's top, when the
+    engine found that edit safe. ``group``: the (loop, backward) whose findings are judged together:
+    one naming more of the carried state stands for those naming less."""
+
+    run: BackwardRun
+    loop: ast.AST
+    anchor: ast.AST
+    names: tuple[str, ...]
+    related: tuple[Related, ...]
+    chain: str
+    detach: str | None
+    step: ast.AST | None
+    group: object
+
+
+@record(frozen=True, slots=True)
+class CarriedInAttribute:
+    """An object's attribute (``name``, e.g. `self.hidden`, possibly set by another method) carries
+    a graph across iterations; ``stmt`` stores the graph-carrying value into it, and ``run``'s
+    backward in the next iteration raises. ``stored``: the attribute holds a container or record
+    that holds the tensor, not the tensor itself."""
+
+    run: BackwardRun
+    stmt: ast.AST
+    name: str
+    related: tuple[Related, ...]
+    chain: str
+    stored: bool
+
+
 Observation = (
     Unparsable
+    | CarriedState
+    | CarriedInAttribute
     | StaleGraphReused
     | FreedGraphReused
     | FakeReused

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..findings import Finding, FixRef, Related, Span
 from ..observations import (
+    CarriedInAttribute,
+    CarriedState,
     Check,
     FakeReused,
     FreedGraphReused,
@@ -22,7 +24,7 @@ from ..observations import (
 )
 from ..record import record
 from ..rules import RULES, checks
-from ..rules.base import listed, retain_fix
+from ..rules.base import retain_fix
 from .chain import chain_text
 from .modules import LINE_BLOCK, ForeignModule, VirtualLines
 from .positions import Positions
@@ -432,6 +434,7 @@ class Reporter:
         span: Span | None = None,
         unless_consumed: object = None,
         unless_unstepped: object = None,
+        covers: tuple[Any, frozenset[str]] | None = None,
     ) -> Finding:
         """A finding of ``code`` at ``span``, else at ``node`` (one of the two is given); with
         ``unless_consumed``, held until ``finish`` (see accumulate)."""
@@ -453,6 +456,9 @@ class Reporter:
         if unless_consumed is not None:
             self.pending_acc.setdefault(unless_consumed, finding)
             return finding
+        same = self.carried.setdefault(covers[0], []) if covers is not None else None
+        if covers is not None and same is not None and _covered(same, covers[1]):
+            return finding  # another graph these names carry, already reported with them
         if isinstance(unless_unstepped, LoopFrame):
             self.pending_masks.setdefault(finding.span, (finding, unless_unstepped))
             return finding
@@ -461,8 +467,14 @@ class Reporter:
                 self.raised = True  # the program stops here: nothing after it runs on this path
                 self.raised_code = code
             if self.catching:
-                return finding  # the program catches that error itself (a tutorial showing it)
+                # The program catches that error itself (a tutorial showing it): not reported,
+                # though it still stands for the carried state it names.
+                if covers is not None and same is not None:
+                    self.supersede(same, covers[1], finding)
+                return finding
         self.findings.setdefault((code, where), finding)
+        if covers is not None and same is not None:
+            self.supersede(same, covers[1], finding)
         return finding
 
     def fix(self, code: str, fix_id: str, kind: str, **params: Any) -> FixRef:
@@ -1242,20 +1254,13 @@ class Reporter:
             if step is None:
                 self.carried_cell(run, site, loop, chain, built, freed)
             return
-        carried = names[0]
-        read = self.first_read(loop.node, carried)
+        read = self.first_read(loop.node, names[0])
         text = self.detach_all(names, loop)
         # `h.detach()` thrown away in this loop (GG112): assigning it is the repair, so a second
         # `h = h.detach()` at the loop's top would only repeat it once both fixes are applied.
         tried = any(_discards_detach_of(stmt, names) for stmt in ast.walk(loop.node))
-        fixes = (
-            [self.fix("GG104", "detach-carried", "insert-loop-top", loop=self.span(loop.node), text=text)]
-            if text and not tried and id(loop.node) in self.blocks  # a `for` statement, not a comprehension
-            else []
-        )
+        safe = text and not tried and id(loop.node) in self.blocks  # a `for`, not a comprehension
         related = [built, freed]
-        fields = {"name": names[0], "names": listed(names), "backward_line": run.call.lineno}
-        variant = "several" if len(names) > 1 else None
         if step is not None:
             related.append(Related(self.span(step.node), "changes the weights that graph saved", "freed"))
             related.append(
@@ -1263,18 +1268,15 @@ class Reporter:
                     run, "raises here in the next iteration: it needs the old weights", "reused"
                 )
             )
-            fields["step_line"] = getattr(step.node, "lineno", "?")
-            variant = "several-stepped" if len(names) > 1 else "stepped"
         else:
             related.append(self.next_iteration_fails(run))
-        same = self.carried.setdefault((id(loop.node), id(run.call)), [])
-        named = frozenset(names)
-        if _covered(same, named):
-            return  # another graph these names carry, already reported with them
-        finding = self.add(
-            "GG104", read if read is not None else run.call, fields, related, fixes, chain, variant
+        anchor = read if read is not None else run.call
+        group = (id(loop.node), id(run.call))
+        where = step.node if step is not None else None
+        seen = CarriedState(
+            run, loop.node, anchor, tuple(names), tuple(related), chain, text if safe else None, where, group
         )
-        self.supersede(same, named, finding)
+        self.publish(seen)
 
     def supersede(
         self, same: list[tuple[frozenset[str], Finding]], named: frozenset[str], finding: Finding
@@ -1289,21 +1291,14 @@ class Reporter:
         self, run: BackwardRun, site: Site, loop: LoopFrame, chain: str, built: Related, freed: Related
     ) -> None:
         """State carried in an object's attribute (``self.hidden``), possibly set by another method:
-        the squiggle goes on the statement that stores the graph-carrying value."""
+        published at the statement that stores the graph-carrying value."""
         found = self.carrying_cell(run, site, loop)
         if found is None:
             return
         name, stmt, whole = found
-        reused = self.next_iteration_fails(run)
-        self.add(
-            "GG104",
-            stmt,
-            {"name": name, "backward_line": run.call.lineno},
-            [built, freed, reused],
-            [],
-            chain,
-            variant="stored" if whole.ty in (Ty.DICT, Ty.LIST, Ty.OTHER) else None,  # a record too
-        )
+        related = (built, freed, self.next_iteration_fails(run))
+        stored = whole.ty in (Ty.DICT, Ty.LIST, Ty.OTHER)  # a record too
+        self.publish(CarriedInAttribute(run, stmt, name, related, chain, stored))
 
     def carrying_cell(
         self, run: BackwardRun, site: Site, loop: LoopFrame

@@ -79,9 +79,9 @@ from __future__ import annotations
 
 import ast
 
-from ..findings import Related
-from ..observations import Context, FlagOnNonLeaf
-from .base import UNSAFE, Invalid, Rule, Valid
+from ..findings import FixRef, Related
+from ..observations import CarriedInAttribute, CarriedState, Context, FlagOnNonLeaf
+from .base import UNSAFE, Invalid, Rule, Valid, listed
 
 RULE = Rule(
     code="GG104",
@@ -377,4 +377,33 @@ def check_flag(ctx: Context, seen: FlagOnNonLeaf) -> None:
     ctx.add("GG104", kept, {"name": name, "flag_line": seen.stmt.lineno}, related, fixes, variant="flag")
 
 
-CHECKS = {FlagOnNonLeaf: check_flag}
+def check_carried(ctx: Context, seen: CarriedState) -> None:
+    """Reported at the first read of the carried name in the loop, with the detach at the loop's
+    top when the engine found it safe."""
+    names = seen.names
+    fixes: list[FixRef] = []
+    if seen.detach is not None:
+        top = ctx.span(seen.loop)
+        fixes.append(ctx.fix("GG104", "detach-carried", "insert-loop-top", loop=top, text=seen.detach))
+    fields: dict[str, object] = {
+        "name": names[0],
+        "names": listed(names),
+        "backward_line": seen.run.call.lineno,
+    }
+    variant = "several" if len(names) > 1 else None
+    if seen.step is not None:
+        fields["step_line"] = getattr(seen.step, "lineno", "?")
+        variant = "several-stepped" if len(names) > 1 else "stepped"
+    covers = (seen.group, frozenset(names))
+    ctx.add("GG104", seen.anchor, fields, list(seen.related), fixes, seen.chain, variant, covers=covers)
+
+
+def check_attribute(ctx: Context, seen: CarriedInAttribute) -> None:
+    """Reported at the statement that stores the graph-carrying value (no fix written: the
+    attribute may be set in another method than the loop's)."""
+    fields = {"name": seen.name, "backward_line": seen.run.call.lineno}
+    variant = "stored" if seen.stored else None
+    ctx.add("GG104", seen.stmt, fields, list(seen.related), [], seen.chain, variant=variant)
+
+
+CHECKS = {FlagOnNonLeaf: check_flag, CarriedState: check_carried, CarriedInAttribute: check_attribute}
