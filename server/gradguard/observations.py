@@ -390,8 +390,47 @@ class CarriedInAttribute:
     stored: bool
 
 
+@record(frozen=True, slots=True)
+class GradientsNeverCleared:
+    """A training loop whose ``step`` (of ``optimizer``) applies gradients that nothing in the loop
+    clears, so each backward adds onto all earlier iterations' (``backward``: the statement that
+    adds onto them, the first backward before the step). ``cleared_before``: a `zero_grad()` of
+    that optimizer written once before the loop; ``anchor``: the statement of the loop's body before
+    which the clear belongs (None when the engine found no safe place)."""
+
+    step: ast.Call
+    optimizer: ast.expr
+    backward: ast.stmt | None
+    cleared_before: ast.stmt | None
+    anchor: ast.stmt | None
+
+
+@record(frozen=True, slots=True)
+class ZeroGradBetween:
+    """``zero_grad`` (a statement of ``optimizer``) runs after ``backward`` and before ``step`` of
+    the same block with no backward between it and the step: the step applies no gradients."""
+
+    zero_grad: ast.stmt
+    optimizer: ast.expr
+    backward: ast.stmt
+    step: ast.stmt
+
+
+@record(frozen=True, slots=True)
+class GradientsReapplied:
+    """Found by following `.grad` through the program (helpers and methods included): ``backward``
+    adds onto gradients that ``step`` already applied, and ``step`` applies them again; published at
+    the end, unless the loop check reported that step."""
+
+    backward: ast.AST
+    step: ast.Call
+
+
 Observation = (
     Unparsable
+    | GradientsNeverCleared
+    | ZeroGradBetween
+    | GradientsReapplied
     | CarriedState
     | CarriedInAttribute
     | StaleGraphReused

@@ -15,6 +15,7 @@ from ..observations import (
     Check,
     FakeReused,
     FreedGraphReused,
+    GradientsReapplied,
     GraphAccumulated,
     Observation,
     RetainMasksReuse,
@@ -796,10 +797,7 @@ class Reporter:
                 f.code == "GG201" and any(r.span == self.span(step) for r in f.related)
                 for f in self.findings.values()
             ):
-                optimizer = step.func.value if isinstance(step.func, ast.Attribute) else step.func
-                fields = {"optimizer": self.text(optimizer), "step_line": step.lineno}
-                related = [Related(self.span(step), "the step that applies them again", "reused")]
-                self.add("GG201", backward, fields, related, [], variant="flow")
+                self.publish(GradientsReapplied(backward, step))
         # What only the interpreter needed: drop it (an Analysis keeps the reporter for hovers).
         self.cell_reads.clear()
         self.cell_writes.clear()

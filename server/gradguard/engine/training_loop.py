@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ..findings import Related
+from ..observations import GradientsNeverCleared, ZeroGradBetween
 from . import torchapi as api
 from .values import OptimizerInfo, Ty, Val
 
@@ -152,7 +152,6 @@ def check_zero_grad(
     step = steps[0]
     opt = _stepped(step, env, ev)
     assert opt is not None  # a step of the list above
-    opt_name = rep.text(opt)
     # The backward whose gradients this step applies: the last one before it (the first if none).
     before = [b for b in backwards if (b.lineno, b.col_offset) < (step.lineno, step.col_offset)]
     first_backward = before[-1] if before else backwards[0]
@@ -161,32 +160,8 @@ def check_zero_grad(
     # inside it (that would keep only the last micro-batch's gradients).
     step_loop = _innermost_loop(loop, step)
     anchor = _inner_loop_around(step_loop, first_backward) or _stmt_of(loop, first_backward)
-    related = [Related(rep.span(step), "the step that applies the summed gradients", "reused")]
-    fields = {"optimizer": opt_name, "step_line": step.lineno}
-    # The squiggle is on the backward that adds onto the old gradients.
-    squiggled = _stmt_of(loop, first_backward)
     early = _clear_before(rep, step_loop, opt) if anchor is not None else None
-    if early is not None and anchor is not None:
-        # `zero_grad()` written once, before the loop: the fix moves that statement in.
-        fix = rep.fix(
-            "GG201", "zero-grad-into-loop", "move-before", stmt=rep.span(early), anchor=rep.span(anchor)
-        )
-        related.insert(0, Related(rep.span(early), "clears them once, before the loop", "built"))
-        fields["clear_line"] = early.lineno
-        rep.add("GG201", squiggled or step, fields, related, [fix], variant="before-loop")
-        return
-    fixes = []
-    if anchor is not None:
-        fixes.append(
-            rep.fix(
-                "GG201",
-                "zero-grad-before-backward",
-                "insert-before",
-                anchor=rep.span(anchor),
-                text=f"{opt_name}.zero_grad()",
-            )
-        )
-    rep.add("GG201", squiggled or step, fields, related, fixes)
+    rep.publish(GradientsNeverCleared(step, opt, _stmt_of(loop, first_backward), early, anchor))
 
 
 def _bodies(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
@@ -442,27 +417,7 @@ def _misplaced(
                 # A backward between the zero_grad and the step refills the gradients.
                 if any(i < j < step_index and name == "backward" for j, _, _, name in calls):
                     continue
-                bstmt = backward[-1][1]
-                fixes = [
-                    rep.fix(
-                        "GG201", "move-zero-grad", "move-before", stmt=rep.span(zstmt), anchor=rep.span(bstmt)
-                    )
-                ]
-                rep.add(
-                    "GG201",
-                    zstmt,
-                    {
-                        "optimizer": rep.text(opt),
-                        "backward_line": bstmt.lineno,
-                        "step_line": step_stmt.lineno,
-                    },
-                    [
-                        Related(rep.span(bstmt), "its gradients are thrown away", "note"),
-                        Related(rep.span(step_stmt), "the step that should apply them", "reused"),
-                    ],
-                    fixes,
-                    variant="misplaced",
-                )
+                rep.publish(ZeroGradBetween(zstmt, opt, backward[-1][1], step_stmt))
 
 
 def _zeroes_for(zero_recv: ast.expr, opt: ast.expr, env: dict[str, Val], ev: Evaluator) -> bool:

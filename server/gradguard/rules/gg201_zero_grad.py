@@ -87,7 +87,14 @@ from __future__ import annotations
 import ast
 
 from ..findings import Related
-from ..observations import Context, DiscardedGradients, InputGradRead
+from ..observations import (
+    Context,
+    DiscardedGradients,
+    GradientsNeverCleared,
+    GradientsReapplied,
+    InputGradRead,
+    ZeroGradBetween,
+)
 from .base import UNSAFE, Invalid, Rule, Valid
 
 RULE = Rule(
@@ -482,4 +489,58 @@ def check_discarded(ctx: Context, seen: DiscardedGradients) -> None:
     )
 
 
-CHECKS = {InputGradRead: check_input_grad, DiscardedGradients: check_discarded}
+def check_never_cleared(ctx: Context, seen: GradientsNeverCleared) -> None:
+    """Reported on the backward that adds onto the old gradients (else the step)."""
+    opt_name = ctx.text(seen.optimizer)
+    related = [Related(ctx.span(seen.step), "the step that applies the summed gradients", "reused")]
+    fields: dict[str, object] = {"optimizer": opt_name, "step_line": seen.step.lineno}
+    where = seen.backward or seen.step
+    if seen.cleared_before is not None and seen.anchor is not None:
+        # `zero_grad()` written once, before the loop: the fix moves that statement in.
+        early = seen.cleared_before
+        fix = ctx.fix(
+            "GG201", "zero-grad-into-loop", "move-before", stmt=ctx.span(early), anchor=ctx.span(seen.anchor)
+        )
+        related.insert(0, Related(ctx.span(early), "clears them once, before the loop", "built"))
+        fields["clear_line"] = early.lineno
+        ctx.add("GG201", where, fields, related, [fix], variant="before-loop")
+        return
+    fixes = []
+    if seen.anchor is not None:
+        where_fix = {"anchor": ctx.span(seen.anchor), "text": f"{opt_name}.zero_grad()"}
+        fixes.append(ctx.fix("GG201", "zero-grad-before-backward", "insert-before", **where_fix))
+    ctx.add("GG201", where, fields, related, fixes)
+
+
+def check_between(ctx: Context, seen: ZeroGradBetween) -> None:
+    """Reported on the `zero_grad()`; the fix moves it before the backward."""
+    where = {"stmt": ctx.span(seen.zero_grad), "anchor": ctx.span(seen.backward)}
+    fields = {
+        "optimizer": ctx.text(seen.optimizer),
+        "backward_line": seen.backward.lineno,
+        "step_line": seen.step.lineno,
+    }
+    related = [
+        Related(ctx.span(seen.backward), "its gradients are thrown away", "note"),
+        Related(ctx.span(seen.step), "the step that should apply them", "reused"),
+    ]
+    fixes = [ctx.fix("GG201", "move-zero-grad", "move-before", **where)]
+    ctx.add("GG201", seen.zero_grad, fields, related, fixes, variant="misplaced")
+
+
+def check_reapplied(ctx: Context, seen: GradientsReapplied) -> None:
+    """Reported on the backward that adds onto applied gradients, with the step as related."""
+    step = seen.step
+    optimizer = step.func.value if isinstance(step.func, ast.Attribute) else step.func
+    fields = {"optimizer": ctx.text(optimizer), "step_line": step.lineno}
+    related = [Related(ctx.span(step), "the step that applies them again", "reused")]
+    ctx.add("GG201", seen.backward, fields, related, [], variant="flow")
+
+
+CHECKS = {
+    InputGradRead: check_input_grad,
+    DiscardedGradients: check_discarded,
+    GradientsNeverCleared: check_never_cleared,
+    ZeroGradBetween: check_between,
+    GradientsReapplied: check_reapplied,
+}
