@@ -1,4 +1,5 @@
-"""Turns what the interpreter observed into findings: code, message, story, fixes."""
+"""The reporter: hands what the interpreter observes to the rules' checks (see observations.py)
+and keeps what they make of it: positions, findings, findings held until the analysis ends."""
 
 from __future__ import annotations
 
@@ -860,15 +861,12 @@ class Reporter:
             # each iteration backpropagates another loss through the shared forward.
             self.same_pass_reuse(run, site, first, chain, built, freed)
             return
-        if not site_in_loop:
-            code = "GG103"
-        else:
-            code = "GG104"
         gan = self.gan_pattern(run, site, first)
         if virtual:
-            self.masked(run, site, first, loop, code if gan is None else "GG105", chain)
+            hidden = "passed" if gan is not None else "carried" if site_in_loop else "stale"
+            self.masked(run, site, first, loop, hidden, chain)
             return
-        if code == "GG103":
+        if not site_in_loop:
             self.stale_graph(run, site, first, loop, chain, built, freed)
         else:
             self.carried_state(run, site, first, loop, chain, built, freed)
@@ -1368,9 +1366,16 @@ class Reporter:
         return self.mentions(scope, _STEPS)
 
     def masked(
-        self, run: BackwardRun, site: Site, first: BackwardRun, loop: LoopFrame | None, code: str, chain: str
+        self,
+        run: BackwardRun,
+        site: Site,
+        first: BackwardRun,
+        loop: LoopFrame | None,
+        hidden: str,
+        chain: str,
     ) -> None:
-        """Publishes what ``first``'s retain_graph=True hides (GG302's check reports it)."""
+        """Publishes what ``first``'s retain_graph=True hides (GG302's check reports it): ``hidden``
+        is "stale" (GG103's bug), "carried" (GG104's) or "passed" (GG105's)."""
         kw = first.retain_kw
         if kw is None:
             return
@@ -1379,14 +1384,14 @@ class Reporter:
         line = 0
         fake: ast.expr | None = None
         disc: str | None = None
-        if code == "GG103" and loop is not None:
+        if hidden == "stale" and loop is not None:
             kind = "stale"
             name, line = self.stale_name(site, loop)
             names = (name,)
             move = self.move_parts(run, loop)
             if move:
                 real = {"kind": "move-into-loop", "params": move}
-        elif code == "GG104" and loop is not None:
+        elif hidden == "carried" and loop is not None:
             kind = "carried"
             carried = self.carried_names(site, loop)
             cell = self.carrying_cell(run, site, loop) if not carried else None
@@ -1437,7 +1442,7 @@ class Reporter:
                 # the graph is carried across iterations and retain_graph=True only hid that.
                 in_loop = any(l_id == differing for l_id, _ in site.ipath)
                 chain = chain_text(run.val, site, self.pos, loop.node)
-                self.masked(run, site, first, loop, "GG104" if in_loop else "GG103", chain)
+                self.masked(run, site, first, loop, "carried" if in_loop else "stale", chain)
                 if in_loop and dirt.certain:
                     # Not only hidden: the step changed weights the kept graph saved, so the next
                     # iteration's backward raises after all (the in-place version error).
