@@ -26,7 +26,6 @@ from ..observations import (
 )
 from ..record import record
 from ..rules import RULES, checks
-from ..rules.base import retain_fix
 from .chain import chain_text
 from .modules import LINE_BLOCK, ForeignModule, VirtualLines
 from .positions import Positions
@@ -595,6 +594,8 @@ class Reporter:
             texts.append(textwrap.dedent(whole))
         return "\n".join(texts)
 
+    # -- units (see engine.incremental) ---------------------------------------------------
+
     def unit_begin(self) -> dict[str, Any]:
         """A unit starts: it sees none of what earlier units left (its result must not depend on
         them, to be replayed alone). Returns the file's own, for ``unit_end``."""
@@ -973,9 +974,6 @@ class Reporter:
     ) -> FreedGraphReused:
         edits = (removable, retain_ok, step, recompute, summable)
         return FreedGraphReused(run, first, same, tuple(related), chain, shared, shared_line, *edits)
-
-    def retain_fix(self, code: str, first: BackwardRun) -> FixRef:
-        return retain_fix(self, code, first.call)
 
     def gan_fake(
         self,
