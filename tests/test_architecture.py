@@ -120,3 +120,35 @@ def test_each_check_is_declared_by_its_rule_module() -> None:
             assert check.__module__ == rule_module(code).__name__
             declared += 1
     assert declared == sum(len(v) for v in table.values())
+
+
+def _rule_codes_reported(tree: ast.AST) -> list[str]:
+    """Rule codes a module reports or builds fixes for itself: `x.add("GG101", ...)`,
+    `x.fix("GG101", ...)` or `Finding("GG101", ...)` with the code written out."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        code = node.args[0]
+        if not (isinstance(code, ast.Constant) and isinstance(code.value, str) and code.value[:2] == "GG"):
+            continue
+        func = node.func
+        if (isinstance(func, ast.Attribute) and func.attr in ("add", "fix")) or (
+            isinstance(func, ast.Name) and func.id == "Finding"
+        ):
+            found.append(f"{code.value} on line {node.lineno}")
+    return found
+
+
+def test_the_engine_reports_nothing_itself() -> None:
+    """Findings and their fixes are made by the rules' checks; the engine only publishes what it
+    observes (a rule's words, squiggle and fixes live beside its docs and examples)."""
+    for name, path in MODULES.items():
+        if name.startswith("gradguard.engine"):
+            assert _rule_codes_reported(ast.parse(path.read_text())) == [], name
+
+
+def test_the_reporting_reader_finds_reports() -> None:
+    """The test above can fail: a rule module reports its own code."""
+    path = MODULES["gradguard.rules.gg301_accumulated_graph"]
+    assert any(c.startswith("GG301") for c in _rule_codes_reported(ast.parse(path.read_text())))
