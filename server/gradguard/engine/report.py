@@ -1444,9 +1444,6 @@ class Reporter:
                 if in_loop and dirt.certain:
                     # Not only hidden: the step changed weights the kept graph saved, so the next
                     # iteration's backward raises after all (the in-place version error).
-                    saved_related = Related(
-                        self.span(site.node), f"saved for backward here: {self.text(site.node)}", "built"
-                    )
                     kept = self.backward_related(first, "retain_graph=True keeps the graph", "freed")
                     self.carried_state(run, site, first, loop, chain, saved_related, kept, step=dirt)
                 return
@@ -1454,9 +1451,6 @@ class Reporter:
             if gan is not None:
                 # A D step on the fake the G step already used: detach it there. Moving the G step
                 # after this backward would silence the error and let the D loss train G.
-                saved_related = Related(
-                    self.span(site.node), f"saved for backward here: {self.text(site.node)}", "built"
-                )
                 fails = self.backward_related(
                     run, "raises here: it needs the weights from before the step", "reused"
                 )
