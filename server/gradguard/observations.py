@@ -324,13 +324,13 @@ class FreedGraphReused:
     same: bool
     related: tuple[Related, ...]
     chain: str
-    shared: str
-    shared_line: int
-    removable: bool
-    retain_ok: bool
-    step: ast.Call | None
-    recompute: str | None
-    summable: bool
+    shared: str = ""
+    shared_line: int = 0
+    removable: bool = False
+    retain_ok: bool = False
+    step: ast.Call | None = None
+    recompute: str | None = None
+    summable: bool = False
 
 
 @record(frozen=True, slots=True)

@@ -437,8 +437,8 @@ class Reporter:
         unless_unstepped: object = None,
         covers: tuple[Any, frozenset[str]] | None = None,
     ) -> Finding:
-        """A finding of ``code`` at ``span``, else at ``node`` (one of the two is given); with
-        ``unless_consumed``, held until ``finish`` (see accumulate)."""
+        """A finding of ``code`` at ``span``, else at ``node`` (one of the two is given); what
+        ``unless_consumed``, ``unless_unstepped`` and ``covers`` do: see observations.Context.add."""
         rule = _rule(code)
         template = None
         if rule is not None:
@@ -457,8 +457,8 @@ class Reporter:
         if unless_consumed is not None:
             self.pending_acc.setdefault(unless_consumed, finding)
             return finding
-        same = self.carried.setdefault(covers[0], []) if covers is not None else None
-        if covers is not None and same is not None and _covered(same, covers[1]):
+        same, named = (self.carried.setdefault(covers[0], []), covers[1]) if covers else (None, frozenset())
+        if same is not None and _covered(same, named):
             return finding  # another graph these names carry, already reported with them
         if isinstance(unless_unstepped, LoopFrame):
             self.pending_masks.setdefault(finding.span, (finding, unless_unstepped))
@@ -470,12 +470,12 @@ class Reporter:
             if self.catching:
                 # The program catches that error itself (a tutorial showing it): not reported,
                 # though it still stands for the carried state it names.
-                if covers is not None and same is not None:
-                    self.supersede(same, covers[1], finding)
+                if same is not None:
+                    self.supersede(same, named, finding)
                 return finding
         self.findings.setdefault((code, where), finding)
-        if covers is not None and same is not None:
-            self.supersede(same, covers[1], finding)
+        if same is not None:
+            self.supersede(same, named, finding)
         return finding
 
     def fix(self, code: str, fix_id: str, kind: str, **params: Any) -> FixRef:
@@ -916,10 +916,10 @@ class Reporter:
                 and self.same_block(first.stmt, run.stmt)
                 and not self.between(first.stmt, run.stmt, _CLEARS_GRADS)
             )
-            seen = self.reused(
-                run, first, related, chain, same=True, removable=removable, retain_ok=retain_ok
+            freed_again = FreedGraphReused(
+                run, first, True, tuple(related), chain, removable=removable, retain_ok=retain_ok
             )
-            self.publish(seen)
+            self.publish(freed_again)
             return
         # The shared part by the name the code gives it (`h` of `h = torch.relu(encoder(x))`).
         holder = self.holder(site, avoid=(loss, other))
@@ -932,7 +932,10 @@ class Reporter:
             related.insert(2, Related(self.span(step), "changes the weights in between", "freed"))
             recompute = self.recompute_shared_text(run, site, step)
             self.publish(
-                self.reused(run, first, related, chain, shared, shared_line, step=step, recompute=recompute)
+                FreedGraphReused(
+                    run, first, False, tuple(related), chain, shared, shared_line, step=step,
+                    recompute=recompute,
+                )
             )
             return
         root = run.val.root
@@ -951,29 +954,11 @@ class Reporter:
             and not run.call.args
             and self.same_block(first.stmt, run.stmt)
         )
-        seen = self.reused(
-            run, first, related, chain, shared, shared_line, retain_ok=retain_ok, summable=summable
+        freed_again = FreedGraphReused(
+            run, first, False, tuple(related), chain, shared, shared_line, retain_ok=retain_ok,
+            summable=summable,
         )
-        self.publish(seen)
-
-    @staticmethod
-    def reused(
-        run: BackwardRun,
-        first: BackwardRun,
-        related: list[Related],
-        chain: str,
-        shared: str = "",
-        shared_line: int = 0,
-        *,
-        same: bool = False,
-        removable: bool = False,
-        retain_ok: bool = False,
-        step: ast.Call | None = None,
-        recompute: str | None = None,
-        summable: bool = False,
-    ) -> FreedGraphReused:
-        edits = (removable, retain_ok, step, recompute, summable)
-        return FreedGraphReused(run, first, same, tuple(related), chain, shared, shared_line, *edits)
+        self.publish(freed_again)
 
     def gan_fake(
         self,
