@@ -2682,3 +2682,218 @@ def test_a_reparametrized_weight_is_computed_not_a_leaf(named: str, line: int | 
     else:
         assert (result.error or "").startswith("RuntimeError: a leaf Variable that requires grad")
         assert [(f.code, f.span.line) for f in analyze(source)] == [("GG108", line)]
+
+
+# -- values the engine now follows (issue 8, session of 2026-12-02) ------------------------------
+
+_SCALAR_ERROR = "RuntimeError: grad can be implicitly created only for scalar outputs"
+
+_KNOWN_SHAPES = {
+    # A cast keeps its tensor's shape: `gather` with `target.long().view(-1, 1)` is (4, 1).
+    "cast": (
+        """\
+        import torch
+        import torch.nn.functional as F
+
+        scores = torch.randn(4, 5, requires_grad=True)
+        target = torch.randint(0, 5, (4,))
+        picked = F.softmax(scores, dim=1).gather(1, target.long().view(-1, 1))
+        loss = torch.clamp(picked - 0.5, min=0){reduce}
+        loss.backward()
+        """,
+        8,
+    ),
+    # `torch.linspace(0, 1, 16).repeat(4, 1)` is (4, 16); `.mean([1])` of a (4, 4) loss is (4,).
+    "linspace-repeat-mean-dims": (
+        """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        enc = nn.Linear(16, 4)
+        signal = torch.sin(torch.linspace(0, 6.28, 16)).repeat(4, 1)
+        z = enc(signal)
+        loss = F.mse_loss(z, torch.zeros_like(z), reduction="none").mean([1]){reduce}
+        loss.backward()
+        """,
+        9,
+    ),
+    # An index known to be a Python int (`h // 2` of a known size) removes its dim.
+    "computed-index": (
+        """\
+        import torch
+        import torch.nn as nn
+
+        conv = nn.Conv2d(3, 6, 3)
+        act = conv(torch.randn(2, 3, 10, 10))
+        unit = 2
+        out = act[:, unit, act.shape[2] // 2, act.shape[3] // 2]{reduce}
+        out.backward()
+        """,
+        8,
+    ),
+    # `torch.arange(2, 8)` has six elements.
+    "arange": (
+        """\
+        import torch
+
+        w = torch.randn((), requires_grad=True)
+        out = (w * torch.arange(2, 8)){reduce}
+        out.backward()
+        """,
+        5,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_KNOWN_SHAPES))
+@pytest.mark.parametrize("reduce", ["", ".sum()"])
+def test_shapes_known_from_casts_factories_repeats_and_indices(case: str, reduce: str) -> None:
+    """Each shape fact proves a non-scalar backward (torch 2.13 raises); reduced, it runs clean."""
+    template, line = _KNOWN_SHAPES[case]
+    source = textwrap.dedent(template).replace("{reduce}", reduce)
+    (result,) = run_snippets([Snippet(source)])
+    if reduce:
+        assert result.error is None
+        assert analyze(source) == []
+    else:
+        assert (result.error or "").startswith(_SCALAR_ERROR)
+        assert [(f.code, f.span.line) for f in analyze(source)] == [("GG109", line)]
+
+
+@pytest.mark.parametrize("reduce", [".mean([1])", ".mean()"])
+def test_a_weighted_sum_over_known_keys_with_a_dataclass_factory_field(reduce: str) -> None:
+    """A dataclass field `field(default_factory=Codec)` builds a Codec; `sum([w * out[k] for k, w
+    in lambdas.items() if k in out])` keeps each element (the filter is decided on known keys) and
+    adds them in turn, so one per-sample term makes the total per-sample (torch 2.13 raises)."""
+    source = textwrap.dedent(
+        f"""\
+        from dataclasses import dataclass, field
+
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+
+        class Codec(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.Linear(8, 4)
+
+            def forward(self, x):
+                z = self.enc(x)
+                return {{"rec": F.mse_loss(z, torch.zeros_like(z)),
+                         "commit": F.mse_loss(z, torch.ones_like(z), reduction="none"){reduce}}}
+
+
+        @dataclass
+        class State:
+            codec: Codec = field(default_factory=Codec)
+
+
+        state = State()
+        out = state.codec(torch.randn(3, 8))
+        lambdas = {{"rec": 1.0, "commit": 0.25, "unused": 2.0}}
+        loss = sum([w * out[k] for k, w in lambdas.items() if k in out])
+        loss.backward()
+        """
+    )
+    (result,) = run_snippets([Snippet(source)])
+    if reduce == ".mean([1])":
+        assert (result.error or "").startswith(_SCALAR_ERROR)
+        assert [(f.code, f.span.line) for f in analyze(source)] == [("GG109", 28)]
+    else:
+        assert result.error is None
+        assert analyze(source) == []
+
+
+@pytest.mark.parametrize(("call", "error"), [("self.preprocess(img)", True), ("img.mean()", False)])
+def test_a_lambda_default_is_called_with_its_arguments(call: str, error: bool) -> None:
+    """`preprocess=lambda img: ...` as a default is a function: called, it keeps the batch of two,
+    so `torch.autograd.grad` of one score per image without `grad_outputs` raises (torch 2.13)."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+
+        class Probe:
+            def __init__(self, net, preprocess=lambda img: F.interpolate(img, (6, 6), mode="bilinear")):
+                self.net = net
+                self.preprocess = preprocess
+
+            def grad_of(self, codes):
+                img = self.net(codes).view(-1, 1, 4, 4)
+                scores = {call}
+                return torch.autograd.grad(scores.flatten(1)[:, 0], codes)[0]
+
+
+        codes = torch.randn(2, 8, requires_grad=True)
+        Probe(nn.Linear(8, 16)).grad_of(codes)
+        """
+    )
+    (result,) = run_snippets([Snippet(source)])
+    if error:
+        assert (result.error or "").startswith(_SCALAR_ERROR)
+        assert [(f.code, f.span.line) for f in analyze(source)] == [("GG109", 14)]
+    else:
+        assert (result.error or "").startswith("IndexError")  # a 0-dim mean has no dim 1
+        assert analyze(source) == []
+
+
+@pytest.mark.parametrize(
+    ("target", "line"),
+    [
+        ("target, _ = extract(torch.rand(1, 3, 8, 8))", 22),
+        ("target = [t.detach() for t in extract(torch.rand(1, 3, 8, 8))[0]]", None),
+    ],
+)
+def test_a_target_built_by_a_helper_the_loop_also_runs(target: str, line: int | None) -> None:
+    """Content targets made before the loop by the feature extractor the loop runs too: the layers
+    are taken by a counter over `range(max(...) + 1)` and kept by `if i in layers:`, so each number
+    gets its iteration; the loss sums a list made of two lists, and holds both graphs. The squiggle
+    is where the target is bound, not inside the shared extractor (torch 2.13 raises in the second
+    iteration; with the target detached it runs)."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        from torch import nn
+
+        content_layers, style_layers = [2], [0, 2]
+        features = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), nn.Conv2d(4, 4, 3, padding=1))
+        net = nn.Sequential(*[features[i] for i in range(max(content_layers + style_layers) + 1)])
+
+
+        def extract(x):
+            contents, styles = [], []
+            for i in range(len(net)):
+                x = net[i](x)
+                if i in style_layers:
+                    styles.append(x)
+                if i in content_layers:
+                    contents.append(x)
+            return contents, styles
+
+
+        image = nn.Parameter(torch.rand(1, 3, 8, 8))
+        opt = torch.optim.Adam([image], lr=0.1)
+        {target}
+        for step in range(3):
+            opt.zero_grad()
+            contents, styles = extract(image)
+            content_l = [((c - t) ** 2).mean() for c, t in zip(contents, target)]
+            style_l = [s.mean() for s in styles]
+            loss = sum(style_l + content_l)
+            loss.backward()
+            opt.step()
+        """
+    )
+    (result,) = run_snippets([Snippet(source)])
+    found = [(f.code, f.span.line) for f in analyze(source)]
+    if line is None:
+        assert result.error is None
+        assert found == []
+    else:
+        assert (result.error or "").startswith("RuntimeError: Trying to backward through the graph")
+        assert found == [("GG103", line)]

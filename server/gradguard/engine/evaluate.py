@@ -348,6 +348,9 @@ class Evaluator:
             qual = self.qual_of(node)
             if qual is not None and qual.split(".")[0] in ("torch", "math", "numpy"):
                 return Val(Grad.NONE, Ty.QUAL, qual=qual)
+        if isinstance(node, ast.Lambda):
+            # `preprocess=lambda img: F.interpolate(img, ...)`: a function, called where it is called.
+            return Val(Grad.NONE, Ty.FUNC, info=self.lambda_function(node))
         return _default(node)
 
     def slice_bounds(self, key: ast.Slice) -> tuple[int | None, int | None] | None:
@@ -580,7 +583,11 @@ class Evaluator:
                 joined = None if any(i is None for i in known) or not known else known[0]
                 for other in known[1:]:
                     joined = join(joined, other) if joined is not None and other is not None else None
-                return Val(Grad.NONE, left.ty, item=joined, taints=taints)
+                # The graphs either side certainly holds (its appends, its known elements) stay
+                # held: `sum(styles_l + contents_l)` adds every one of them.
+                known_elts = [*(left.elts or ()), *(right.elts or ())]
+                held = left.held | right.held | frozenset(held_sites(known_elts))
+                return Val(Grad.NONE, left.ty, item=joined, taints=taints, held=held)
             return (
                 UNKNOWN.with_(taints=left.taints | right.taints) if left.taints or right.taints else UNKNOWN
             )
@@ -652,7 +659,7 @@ class Evaluator:
 
     def e_Subscript(self, node: ast.Subscript) -> Val:
         base = self.expr(node.value)
-        self.expr(node.slice)
+        sliced = self.expr(node.slice)
         key = self.key_node(node.slice)
         if (
             base.module is not None
@@ -700,15 +707,16 @@ class Evaluator:
             # (`out["boxes"]`) and which cannot (`out["labels"]`, integers) is not known.
             return UNKNOWN
         if base.is_tensor:
+            is_int = _int_items(node.slice, sliced)
             if base.requires_grad and self.mode() is GradMode.ON:
-                shape = shp.index(base.shape, node.slice, self.slice_bounds)
+                shape = shp.index(base.shape, node.slice, self.slice_bounds, is_int)
                 val = self.op_result(node, (base,), saves=False, shape=shape)
                 view = base.grad is Grad.LEAF or base.leaf_view
                 view = view and not base.via_data and _basic_key(node.slice, self.python_number)
                 return val.with_(obj=base.obj, leaf_view=view)  # a view shares its base's version counter
             if base.grad is Grad.NONE:
                 # A part of it: the same tensor's memory, and what marks it (a constant gradient).
-                shape = shp.index(base.shape, node.slice, self.slice_bounds)
+                shape = shp.index(base.shape, node.slice, self.slice_bounds, is_int)
                 return Val(
                     Grad.NONE, Ty.TENSOR, obj=base.obj, cause=base.cause, taints=base.taints, shape=shape
                 )
@@ -944,19 +952,26 @@ class Evaluator:
             gen = node.generators[0]
             results = []
             keys: list[object] = []
+            decided = True  # every filter known True or False for every element
             for elem in exact:
                 self.assign_target(gen.target, elem)
-                for cond in gen.ifs:
-                    self.expr(cond)
+                truths = [self.expr(cond).truth for cond in gen.ifs]
+                if False in truths:
+                    continue  # filtered out (`if k in output` on known keys): no element
+                decided = decided and None not in truths
                 if isinstance(node, ast.DictComp):
                     key = self.expr(node.key)
                     if key.lit is not None and type(key.lit[0]) in (str, int):
                         keys.append(key.lit[0])
                 results.append(self._comp_value(node, key_done=True))
-            if isinstance(node, ast.DictComp) and not gen.ifs and len(set(keys)) == len(results):
+            if isinstance(node, ast.DictComp) and decided and len(set(keys)) == len(results):
                 # `{name: head(h) for name, head in self.heads.items()}`: each key and its value.
                 return Val(Grad.NONE, Ty.DICT, elts=tuple(results), keys=tuple(keys))
-            if gen.ifs or isinstance(node, (ast.DictComp, ast.SetComp)):
+            if not decided or not results or isinstance(node, (ast.DictComp, ast.SetComp)):
+                if not results:  # every element filtered out
+                    return self._comp_out(node, UNKNOWN) if isinstance(node, ast.SetComp) else (
+                        Val(Grad.NONE, Ty.LIST, elts=())
+                    )
                 item = results[0]
                 for r in results[1:]:
                     item = join(item, r)
@@ -1466,6 +1481,25 @@ class Evaluator:
             shape = args[0].shape
             first = shape[0] if shape else None
             return Val(Grad.NONE, Ty.NUMBER, lit=(first,)) if isinstance(first, int) else NUMBER
+        if (
+            name == "len"
+            and len(args) == 1
+            and args[0].ty is Ty.MODULE
+            and args[0].module is not None
+            and args[0].module.seq_children
+            and not args[0].module.alike
+        ):
+            return Val(Grad.NONE, Ty.NUMBER, lit=(len(args[0].module.seq_children),))  # its layers
+        if name in ("max", "min") and args and not node.keywords:
+            # `max(content_layers + style_layers)`, `min(a, b)` on known numbers.
+            given = args[0].elts if len(args) == 1 and args[0].ty in (Ty.LIST, Ty.TUPLE) else tuple(args)
+            nums = [
+                cast(float, v.lit[0])
+                for v in given or ()
+                if v.lit is not None and type(v.lit[0]) in (int, float)
+            ]
+            if given and len(nums) == len(given) and not any(isinstance(a, ast.Starred) for a in node.args):
+                return Val(Grad.NONE, Ty.NUMBER, lit=(max(nums) if name == "max" else min(nums),))
         if name in ("len", "round", "abs") and not (args and args[0].is_tensor):
             return NUMBER
         if name in ("zip", "enumerate") and args and not node.keywords:
@@ -1525,6 +1559,13 @@ class Evaluator:
         if name == "sum" and args and args[0].ty in (Ty.LIST, Ty.TUPLE):
             lst = args[0]
             item = elements(lst)
+            if lst.elts is not None and any(e.requires_grad for e in lst.elts):
+                # Elements known one by one (a weighted dict of losses, one of them per sample):
+                # added in turn, as `0 + a + b + ...` is, so the sum holds each one's graph.
+                total = Val(Grad.NONE, Ty.NUMBER, lit=(0,))
+                for e in lst.elts:
+                    total = self.binop_val(ast.Add(), total, e, node)
+                return total.with_(taints=total.taints | lst.taints, sites=total.sites | lst.held)
             if item is not None and item is not EMPTY and item.requires_grad:
                 # sum() adds the elements one by one: add saves nothing. Elements of one shape (what
                 # holds of every element) add up to that shape.
@@ -1588,6 +1629,15 @@ class Evaluator:
             shape = _literal_shape(node, args[-1:])  # randint(low, high, size)
         elif name == "full" and args:
             shape = _literal_shape(node, args[:1])
+        elif name in ("linspace", "logspace") and len(args) >= 3 and "steps" not in kwargs:
+            steps = args[2].lit[0] if args[2].lit is not None else None
+            shape = (steps,) if type(steps) is int and steps >= 0 else None
+        elif (
+            name == "arange"
+            and 1 <= len(args) <= 3
+            and not any(isinstance(a, ast.Starred) for a in node.args)
+        ):
+            shape = _arange_shape([a.lit[0] if a.lit is not None else None for a in args])
         elif name == "tensor" and node.args:
             shape = _data_shape(args[0])
         elif name.endswith("_like") and args:
@@ -2216,7 +2266,10 @@ class Evaluator:
         if name in api.BREAK_TO_OTHER:
             return OTHER
         if name in api.BREAK_TO_TENSOR:
-            return Val(Grad.NONE, Ty.TENSOR, obj=object(), cause=(f"`.{name}()`", node))
+            # A cast or an element-wise test keeps the shape (`target.long().view(-1, 1)`).
+            keeps = name in _SAME_SHAPE_BREAKS and not node.args and not node.keywords
+            kept_shape = recv.shape if keeps else None
+            return Val(Grad.NONE, Ty.TENSOR, obj=object(), shape=kept_shape, cause=(f"`.{name}()`", node))
         if name == "requires_grad_":
             flag = node.args[0] if node.args else None
             on = flag is None or (isinstance(flag, ast.Constant) and flag.value is True)
@@ -3436,7 +3489,8 @@ class Evaluator:
         )
         if self.kw_node(node, "gradient") is not None:
             has_gradient = True
-        if kind == "backward" and not has_gradient and (shp.not_scalar(val.shape) or val.plural):
+        if not has_gradient and (shp.not_scalar(val.shape) or val.plural):
+            # `torch.autograd.grad(out, x)` without `grad_outputs=` raises as `out.backward()` does.
             self.rep.publish(obs.NonScalarBackward(run, val.shape))
         # The order matters: a freed buffer raises before a version check would.
         ordered = sorted(val.sites, key=lambda s: getattr(s, "seq", 0))
@@ -3555,6 +3609,21 @@ def _known_children(inst: ModuleInst) -> list[tuple[object, ModuleInst]] | None:
     return None
 
 
+def _int_items(key: ast.expr, val: Val) -> Callable[[ast.expr], bool]:
+    """Which items of a subscript's key are known Python ints (`h // 2` on a known size), from the
+    key's value: the tuple's elements, or the key itself."""
+    items = key.elts if isinstance(key, ast.Tuple) else [key]
+    vals = val.elts if isinstance(key, ast.Tuple) else (val,)
+    if vals is None or len(vals) != len(items):
+        return lambda k: False
+    known = {
+        id(k)
+        for k, v in zip(items, vals, strict=True)
+        if v.ty is Ty.NUMBER and v.lit is not None and type(v.lit[0]) is int
+    }
+    return lambda k: id(k) in known
+
+
 def _size_val(shape: shp.Shape) -> Val:
     """A tensor's `torch.Size`: a tuple of its sizes, each a known number where the shape knows it."""
     return Val(
@@ -3653,6 +3722,15 @@ def _reduced_shape(
         if isinstance(keep, ast.Constant) and type(keep.value) is bool
         else None
     )
+    if isinstance(dim_node, (ast.List, ast.Tuple)) and dim_node.elts and shape is not None:
+        # `x.mean([1, 2])`: each dim reduced, the highest first so the others keep their place.
+        dims = [shp.norm_dim(shp.int_const(e), len(shape)) for e in dim_node.elts]
+        if None in dims or len(set(dims)) != len(dims):
+            return None
+        out: shp.Shape | None = shape
+        for d in sorted(cast(list[int], dims), reverse=True):
+            out = shp.reduced(out, d, keepdim)
+        return out
     dim = shp.int_const(dim_node) if dim_node is not None else None
     if dim is None and node.args and args and args[0].lit is not None and type(args[0].lit[0]) is int:
         dim = args[0].lit[0]
@@ -3879,6 +3957,10 @@ def _only_names(node: ast.expr, names: frozenset[str]) -> bool:
 # storage (allowed on a leaf that requires grad); `apply_`/`map_`/`map2_` refuse any tensor that
 # requires grad with an error of their own.
 _NOT_AUTOGRAD_WRITES = frozenset({"share_memory_", "apply_", "map_", "map2_"})
+# Methods in BREAK_TO_TENSOR whose result, called with no argument, has the receiver's shape.
+_SAME_SHAPE_BREAKS = frozenset(
+    {"long", "int", "bool", "byte", "short", "char", "isnan", "isinf", "isfinite", "logical_not"}
+)
 
 # Tensor.backward's keywords: any other raises TypeError before anything is done.
 _BACKWARD_KEYWORDS = frozenset({"gradient", "retain_graph", "create_graph", "inputs"})
@@ -4098,7 +4180,7 @@ _LIKE_METHODS = frozenset({"view_as", "reshape_as", "expand_as", "type_as", "to"
 
 _SHAPE_METHODS = frozenset(
     {"view", "reshape", "flatten", "transpose", "permute", "unsqueeze", "squeeze", "t", "softmax"}
-    | {"log_softmax", "view_as", "reshape_as", "expand_as"}
+    | {"log_softmax", "view_as", "reshape_as", "expand_as", "repeat"}
 )
 
 
@@ -4109,12 +4191,12 @@ def _method_shape(
     if any(isinstance(a, ast.Starred) for a in node.args):
         return None
     ints: list[int | None] = [a.lit[0] if a.lit is not None and type(a.lit[0]) is int else None for a in args]
-    if name in ("view", "reshape"):
+    if name in ("view", "reshape", "repeat"):
         if len(args) == 1 and args[0].ty in (Ty.TUPLE, Ty.LIST) and args[0].elts is not None:
             ints = [e.lit[0] if e.lit is not None and type(e.lit[0]) is int else None for e in args[0].elts]
         elif not all(a.ty is Ty.NUMBER for a in args) or not args:
             return None
-        return shp.view_shape(shape, ints)
+        return shp.repeat(shape, ints) if name == "repeat" else shp.view_shape(shape, ints)
     if name in ("view_as", "reshape_as", "expand_as"):
         return args[0].shape if args else None
     if name == "flatten":
@@ -4294,6 +4376,20 @@ def _literal_shape(node: ast.Call, args: list[Val]) -> shp.Shape | None:
             return None
         dims.append(v.lit[0] if v.lit is not None and type(v.lit[0]) is int else None)
     return tuple(dims) if dims or not args else None
+
+
+def _arange_shape(bounds: list[object]) -> shp.Shape | None:
+    """``torch.arange(end)`` / ``(start, end)`` / ``(start, end, step)`` on known integers."""
+    if not all(type(b) is int for b in bounds):
+        return None
+    ints = cast(list[int], bounds)
+    if len(ints) == 1:
+        start, end, step = 0, ints[0], 1
+    else:
+        start, end, step = ints[0], ints[1], ints[2] if len(ints) == 3 else 1
+    if step == 0 or (end - start) * step < 0:
+        return None  # torch raises
+    return (-((start - end) // step),)
 
 
 def _is_int_literal_data(node: ast.expr) -> bool:

@@ -1132,7 +1132,11 @@ class Interpreter(Evaluator):
             self.each_element(node, exact, elem, every=True)
             return
         trips_known = self.range_length(node.iter)
-        if trips_known is not None and 1 <= trips_known <= MAX_EXACT_ELEMENTS and self.builds_modules(node):
+        if (
+            trips_known is not None
+            and 1 <= trips_known <= MAX_EXACT_ELEMENTS
+            and (self.builds_modules(node) or self.branches_on_counter(node))
+        ):
             counter = self.counter(node.iter)
             assert counter is not None
             start, stride, _ = counter
@@ -1259,6 +1263,19 @@ class Interpreter(Evaluator):
         text = self.rep.segment(loop)
         return bool(_BUILDS_LAYERS.search(text)) and not self.may_backpropagate(loop)
 
+    def branches_on_counter(self, loop: ast.For | ast.AsyncFor) -> bool:
+        """Does a loop that runs no backward take an arm by its counter (`if i in content_layers:`,
+        `if i == n - 1:`)? Then each number gets its iteration: one would stand for none of them."""
+        if not isinstance(loop.target, ast.Name) or self.may_backpropagate(loop):
+            return False
+        name = loop.target.id
+        return any(
+            isinstance(n, (ast.If, ast.IfExp))
+            and any(isinstance(r, ast.Name) and r.id == name for r in ast.walk(n.test))
+            for stmt in loop.body
+            for n in ast.walk(stmt)
+        )
+
     def range_length(self, it: ast.expr) -> int | None:
         """How often `range(...)` of known numbers runs."""
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
@@ -1317,7 +1334,17 @@ class Interpreter(Evaluator):
             # `range(1, len(channels))` over a list of known elements (`MLP([c_in, 32, c_out])`).
             seq = self.peek(node.args[0])
             known_elts = seq.elts is not None and seq.ty in (Ty.LIST, Ty.TUPLE, Ty.DICT)
-            return len(seq.elts) if known_elts and seq.elts is not None else None
+            if known_elts and seq.elts is not None:
+                return len(seq.elts)
+            val = self.expr(node)  # `len(net)` of a container of known layers
+        elif _pure_number(node) and all(
+            self.lookup(n.func.id).qual == f"builtins.{n.func.id}"
+            for n in ast.walk(node)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        ):
+            # `range(max(content_layers + style_layers) + 1)`: arithmetic and len/max/min on known
+            # values, which evaluating again changes nothing.
+            val = self.expr(node)
         else:
             return None
         known = val.lit[0] if val.lit is not None else None
@@ -2295,9 +2322,28 @@ def _function_defs(
             yield from _function_defs(getattr(stmt, "orelse", []) or [], cls, classes)
 
 
+_PURE_BUILTINS = frozenset({"len", "max", "min", "abs"})
+_PURE_NODES = (
+    *(ast.Name, ast.Attribute, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Subscript, ast.List, ast.Tuple),
+    *(ast.expr_context, ast.operator, ast.unaryop),
+)
+
+
+def _pure_number(node: ast.expr) -> bool:
+    """Is this expression arithmetic on names, constants, items and lists, with calls only of
+    len/max/min/abs (so evaluating it has no effect on the analysis)?"""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call):
+            if not (isinstance(n.func, ast.Name) and n.func.id in _PURE_BUILTINS and not n.keywords):
+                return False
+        elif not isinstance(n, _PURE_NODES):
+            return False
+    return True
+
+
 def _default_factory(default: ast.expr) -> ast.expr | None:
     """What a dataclass field's `field(default_factory=...)` builds, as an expression: the lambda's
-    body, or an empty `dict()` / `list()`."""
+    body, or a call of the factory with no argument (`dict()`, `Generator()`)."""
     if not (isinstance(default, ast.Call) and isinstance(default.func, (ast.Name, ast.Attribute))):
         return None
     name = default.func.id if isinstance(default.func, ast.Name) else default.func.attr
@@ -2307,8 +2353,9 @@ def _default_factory(default: ast.expr) -> ast.expr | None:
         if k.arg == "default_factory":
             if isinstance(k.value, ast.Lambda) and not k.value.args.args:
                 return k.value.body
-            if isinstance(k.value, ast.Name) and k.value.id in ("dict", "list"):
-                return ast.Call(k.value, [], [])
+            if isinstance(k.value, (ast.Name, ast.Attribute)):
+                # `field(default_factory=Generator)`: called with no argument, like `Generator()`.
+                return ast.copy_location(ast.Call(k.value, [], []), k.value)
         if k.arg == "default":
             return k.value
     return None

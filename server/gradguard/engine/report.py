@@ -1041,6 +1041,8 @@ class Reporter:
         binder = self.build_statement(site, loop, name)
         bound = _bound_name(binder) if binder is not None else None
         anchor: ast.AST = bound or binder or read or run.call
+        if binder is not None:
+            bind_line = binder.lineno  # the line the message names is the one the squiggle is on
         # Moved into this loop, the statements would be gone for the earlier loop that reads them.
         move = None if earlier else self.move_parts(run, loop)
         # Passes over one graph on purpose (Hessian rows, a saliency map per class): each pass's
@@ -1076,10 +1078,40 @@ class Reporter:
         val = loop.starts.get(1, {}).get(name)
         root = val.root if val is not None and val.root is not None else site
         inside = {id(n) for n in ast.walk(loop.node)}
+        run_in_loop: set[str] | None = None
         for stmt in reversed(root.stmts):
-            if id(stmt) not in inside and isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                return stmt
+            if id(stmt) in inside or not isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                continue
+            if len(root.stmts) > 1:
+                # Not in a helper the loop runs too (`extract_features` for the target and for each
+                # step's output): changed there, it would cut the loop's own graph as well.
+                if run_in_loop is None:
+                    run_in_loop = self.functions_run_in(loop.node)
+                func = self._function_of(stmt)
+                if func is not None and func.name in run_in_loop:
+                    continue
+            return stmt
         return None
+
+    def functions_run_in(self, loop: ast.AST) -> set[str]:
+        """The names of the file's functions a loop calls, directly or through others (by name)."""
+        if self._functions is None:
+            self._index_statements()
+        bodies: dict[str, list[ast.AST]] = {}
+        for f in self._functions or ():
+            bodies.setdefault(f.name, []).append(f)
+        found: set[str] = set()
+        todo: list[ast.AST] = [loop]
+        while todo:
+            for n in ast.walk(todo.pop()):
+                if not isinstance(n, ast.Call):
+                    continue
+                func = n.func
+                name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+                if name is not None and name in bodies and name not in found:
+                    found.add(name)
+                    todo.extend(bodies[name])
+        return found
 
     def stale_name(self, site: Site, loop: LoopFrame) -> tuple[str, int]:
         """The pre-loop name through which the loop reaches the stale graph (read first in the loop)."""

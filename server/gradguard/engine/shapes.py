@@ -98,6 +98,15 @@ def view_shape(shape: Shape | None, sizes: Sequence[int | None]) -> Shape | None
     return tuple(dims)
 
 
+def repeat(shape: Shape | None, reps: Sequence[int | None]) -> Shape | None:
+    """``x.repeat(*reps)``: the shape, padded with leading 1s to ``len(reps)`` dimensions, each size
+    multiplied by its count (torch raises when there are fewer counts than dimensions)."""
+    if shape is None or len(reps) < len(shape) or any(r is not None and r < 0 for r in reps):
+        return None
+    padded = (1,) * (len(reps) - len(shape)) + shape
+    return tuple(None if d is None or r is None else d * r for d, r in zip(padded, reps, strict=True))
+
+
 def flatten(shape: Shape | None, start: int, end: int) -> Shape | None:
     if shape is None:
         return None
@@ -209,10 +218,12 @@ def index(
     shape: Shape | None,
     key: ast.expr,
     bounds: Callable[[ast.Slice], tuple[int | None, int | None] | None] | None = None,
+    is_int: Callable[[ast.expr], bool] | None = None,
 ) -> Shape | None:
     """``x[key]`` for keys made of integer constants, slices, ``None`` and ``...``; ``bounds``
     gives a slice's known bounds (constants, or names bound to numbers), which size it on a dim
-    of known size as Python does (``x[:n]``, ``x[n:]``, ``x[1:]``)."""
+    of known size as Python does (``x[:n]``, ``x[n:]``, ``x[1:]``); ``is_int`` tells an index
+    known to be a Python int (``x[:, h // 2]``), which removes its dim as a constant does."""
     if shape is None:
         return None
     items = list(key.elts) if isinstance(key, ast.Tuple) else [key]
@@ -236,7 +247,7 @@ def index(
             continue
         if pos >= len(shape):
             return None
-        if int_const(k) is not None:
+        if int_const(k) is not None or (is_int is not None and not isinstance(k, ast.Slice) and is_int(k)):
             pos += 1  # an integer index removes the dim
             continue
         if isinstance(k, ast.Slice) and k.lower is None and k.upper is None and k.step is None:

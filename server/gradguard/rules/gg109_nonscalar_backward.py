@@ -2,11 +2,11 @@
 
 ## What it does
 
-Finds `backward()` called with no `gradient` argument on a value that is
-certainly not a scalar: the result of a loss built with `reduction="none"`,
-or a tensor whose shape is known from literal constructor shapes,
-`nn.Linear` layers and elementwise operations. The squiggle is on the backward
-call.
+Finds `backward()` called with no `gradient` argument (or `torch.autograd.grad`
+with no `grad_outputs`) on a value that is certainly not a scalar: the result of
+a loss built with `reduction="none"`, or a tensor whose shape is known from
+literal constructor shapes, layers, indexing and elementwise operations. The
+squiggle is on the backward call.
 
 ## Why is this bad
 
@@ -43,7 +43,8 @@ reduce, or pass `gradient=` explicitly. `retain_graph` is unrelated.
 ## When it does not fire
 
 - The value has exactly one element (shape `()`, `(1,)` or `(1, 1)`).
-- `backward(gradient=...)` or `torch.autograd.backward(t, grad_tensors=...)`.
+- `backward(gradient=...)`, `torch.autograd.backward(t, grad_tensors=...)` or
+  `torch.autograd.grad(t, x, grad_outputs=...)`.
 - The shape is unknown (data from a loader, function parameters): no finding.
 """
 
@@ -60,7 +61,7 @@ RULE = Rule(
     name="nonscalar-backward",
     summary="backward() without gradient= on a tensor that is not a scalar.",
     message=(
-        "`{loss}` is not a single number ({why}), so `backward()` without `gradient=` raises; "
+        "`{loss}` is not a single number ({why}), so `{call}` without `{given}=` raises; "
         "reduce it with `.mean()` or `.sum()` first"
     ),
     fixes={
@@ -114,6 +115,19 @@ torch.manual_seed(0)
 critic = nn.Linear(4, 1)
 value = critic(torch.randn(1, 4))
 value.backward()
+"""
+    ),
+    # torch.autograd.grad of per-sample outputs, given their gradient.
+    Valid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+critic = nn.Linear(4, 1)
+x = torch.randn(6, 4, requires_grad=True)
+scores = critic(x)[:, 0]
+(grads,) = torch.autograd.grad(scores, x, grad_outputs=torch.ones_like(scores))
 """
     ),
     # An explicit gradient.
@@ -180,6 +194,21 @@ loss.backward()
         line=10,
         error="RuntimeError: grad can be implicitly created only for scalar outputs",
     ),
+    # torch.autograd.grad of one output per sample, with no grad_outputs.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+critic = nn.Linear(4, 1)
+x = torch.randn(6, 4, requires_grad=True)
+scores = critic(x)[:, 0]
+(grads,) = torch.autograd.grad(scores, x)
+""",
+        line=8,
+        error="RuntimeError: grad can be implicitly created only for scalar outputs",
+    ),
 ]
 
 
@@ -212,7 +241,10 @@ def check_nonscalar(ctx: Context, seen: NonScalarBackward) -> None:
     elif target is not None:
         fixes.append(ctx.fix("GG109", "mean", "append", expr=ctx.span(target), suffix=".mean()"))
         fixes.append(ctx.fix("GG109", "sum", "append", expr=ctx.span(target), suffix=".sum()"))
-    ctx.add("GG109", seen.run.call, {"loss": ctx.text(target), "why": why}, [], fixes)
+    grad = seen.run.kind == "grad"
+    call, given = ("torch.autograd.grad()", "grad_outputs") if grad else ("backward()", "gradient")
+    fields = {"loss": ctx.text(target), "why": why, "call": call, "given": given}
+    ctx.add("GG109", seen.run.call, fields, [], fixes)
 
 
 CHECKS = {NonScalarBackward: check_nonscalar}
