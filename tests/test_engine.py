@@ -990,9 +990,10 @@ def test_a_clear_in_every_micro_batch_defeats_accumulation(
 
 def test_a_criterion_chosen_by_mode_and_losses_summed_through_star_args() -> None:
     """`nn.MSELoss() if mode == "lsgan" else nn.BCEWithLogitsLoss()` with the mode not known is still
-    a loss module, and `total(*losses)` binds its `*losses` to the losses given: the second loss
-    shares `fake` with the first and torch 2.13 raises "Trying to backward through the graph a
-    second time" (with either mode)."""
+    a loss module, and `total(*losses)` binds its `*losses` to the losses given, whose sum holds
+    each one's graph: the G loss goes through the `fake` the D loss already backpropagated, and
+    torch 2.13 raises "Trying to backward through the graph a second time" (with either mode). The
+    D loss on the undetached fake is the statement to change (GG105)."""
     source = textwrap.dedent(
         """\
         import sys
@@ -1024,7 +1025,7 @@ def test_a_criterion_chosen_by_mode_and_losses_summed_through_star_args() -> Non
         g_loss.backward()
         """
     )
-    assert [(f.code, f.span.line) for f in analyze(source)] == [("GG102", 27)]
+    assert [(f.code, f.span.line) for f in analyze(source)] == [("GG105", 24)]
 
 
 def _codes_at(source: str) -> list[tuple[str, int]]:
@@ -2897,3 +2898,57 @@ def test_a_target_built_by_a_helper_the_loop_also_runs(target: str, line: int | 
     else:
         assert (result.error or "").startswith("RuntimeError: Trying to backward through the graph")
         assert found == [("GG103", line)]
+
+
+@pytest.mark.parametrize(("order", "line"), [("critic_first", 26), ("actor_first", None)])
+def test_a_step_in_a_helper_before_a_backward_through_its_weights(order: str, line: int | None) -> None:
+    """SAC's critic is stepped by a helper (`take_step(opt, loss)`) before the same helper runs
+    the actor's backward, whose graph saved the critic's weights: torch 2.13 raises the in-place
+    version error. The squiggle is on the call that steps the critic, naming its optimizer and the
+    actor's loss; stepping the actor first runs clean. The learning starts after a warm-up counted
+    in the loop (`if steps > 3:`), which the loop's later iterations reach."""
+    calls = {
+        "critic_first": "take_step(critic_opt, critic_loss)\n        take_step(actor_opt, actor_loss)",
+        "actor_first": "take_step(actor_opt, actor_loss)\n        take_step(critic_opt, critic_loss)",
+    }[order]
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        torch.manual_seed(0)
+        actor = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+        critic = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 1))
+        actor_opt = torch.optim.Adam(actor.parameters(), lr=1e-3)
+        critic_opt = torch.optim.Adam(critic.parameters(), lr=1e-3)
+
+
+        def take_step(optimizer, loss):
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+
+        steps = 0
+        for _ in range(6):
+            steps += 1
+            if steps > 3:
+                obs = torch.randn(5, 4)
+                action = actor(obs)
+                actor_loss = -critic(torch.cat([obs, action], dim=1)).mean()
+                q = critic(torch.cat([obs, torch.randn(5, 2)], dim=1))
+                critic_loss = ((q - torch.randn(5, 1)) ** 2).mean()
+                CALLS
+        """
+    ).replace("CALLS", calls)
+    (result,) = run_snippets([Snippet(source)])
+    found = [(f.code, f.span.line, f.message) for f in analyze(source)]
+    if line is None:
+        assert result.error is None
+        assert found == []
+    else:
+        assert (result.error or "").startswith("RuntimeError: one of the variables needed for gradient")
+        ((code, at, message),) = found
+        assert (code, at) == ("GG111", line)
+        assert message.startswith("`critic_opt.step()` changes in place weights that the graph of")
+        assert "of `actor_loss` saved on line 23, so the backward on line 27 raises" in message

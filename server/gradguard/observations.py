@@ -287,6 +287,11 @@ class StepBeforeBackward:
     optimizer: ast.expr
     rebuild: ast.stmt | None
     step_movable: bool
+    # The step and the backward ran in helpers (`take_step(critic_opt, critic_loss)` then
+    # `take_step(actor_opt, actor_loss)`): ``step`` is the call that stepped, ``optimizer`` its
+    # argument, and these are the call that backpropagated and how it names the loss.
+    backward_at: ast.stmt | None = None
+    loss: ast.expr | None = None
 
 
 @record(frozen=True, slots=True)

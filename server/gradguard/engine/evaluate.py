@@ -1884,6 +1884,7 @@ class Evaluator:
         for site in val.sites:
             if site.module is not None and not site.frozen:
                 reached.add(site.module.params_obj)
+                reached.update(_chained_layers(site.module))
             reached.update(v.obj for v in site.inputs if v.grad is Grad.LEAF and v.obj is not None)
         stmt = self.stmt_stack[-1] if self.stmt_stack else None
         for info in self.optimizers:
@@ -2840,17 +2841,39 @@ class Evaluator:
                     kept = {f for f in other_flags if isinstance(f, (str, ast.AST))}
                     self.set_grads(other, frozenset(kept | {"rewindow"}))
         if name == "step" and isinstance(info, OptimizerInfo) and self.st is not None:
-            # The step changes every parameter in place: graphs that saved them are stale.
+            # The step changes every parameter in place: graphs that saved them are stale, those
+            # the callers hold included (`take_optimisation_step(critic_opt, ...)` in a helper).
             stmt = self.stmt_stack[-1] if self.stmt_stack else node
-            for site in held_sites(self.st.env.values()):
+            held = [*self.st.env.values(), *(v for outer in self.callers for v in outer.env.values())]
+            optimizer = target or (node.func.value if isinstance(node.func, ast.Attribute) else node.func)
+            stack, spelled = tuple(self.stmt_stack), self.spelled_by_callers(optimizer)
+            for site in held_sites(held):
                 if not (site.saved & info.objs):
                     continue
                 retained = self.st.retained.get(site)
-                optimizer = target or (node.func.value if isinstance(node.func, ast.Attribute) else node.func)
                 self.st.dirty[site] = Dirt(
-                    stmt, "step", optimizer, retained_by=retained, certain=bool(site.saved & changed)
+                    stmt,
+                    "step",
+                    optimizer,
+                    retained_by=retained,
+                    certain=bool(site.saved & changed),
+                    stack=stack,
+                    spelled=spelled,
                 )
         return closure_result if closure_result is not None else NONE_VAL
+
+    def spelled_by_callers(self, expr: ast.expr) -> tuple[tuple[ast.stmt, ast.expr | None], ...]:
+        """For each call into the running helpers (innermost first), the caller's statement and how
+        it spells ``expr`` (the argument a parameter was given), None once it is not a parameter."""
+        out: list[tuple[ast.stmt, ast.expr | None]] = []
+        cur: ast.expr | None = expr
+        for frame in reversed(self.frames):
+            if frame.call_stmt is None:
+                break
+            given = frame.passed.get(cur.id) if isinstance(cur, ast.Name) else None
+            cur = given[0] if given is not None else None
+            out.append((frame.call_stmt, cur))
+        return tuple(out)
 
     def frozen(self, inst: ModuleInst) -> bool | None:
         """Are the module's parameters frozen at this point of the flow (None: not known)?"""
@@ -3461,6 +3484,8 @@ class Evaluator:
             retain,
             retain_kw if retain_v is True else None,
             kind,
+            stack=tuple(self.stmt_stack),
+            spelled=self.spelled_by_callers(target) if target is not None and self.frames else (),
         )
         self.rep.backward_seen(run)
         if val.taints:
@@ -3494,6 +3519,11 @@ class Evaluator:
             self.rep.publish(obs.NonScalarBackward(run, val.shape))
         # The order matters: a freed buffer raises before a version check would.
         ordered = sorted(val.sites, key=lambda s: getattr(s, "seq", 0))
+        # A graph older than a pass over nodes that are not known may have been freed by it: torch
+        # would then raise that error first, not the version check, so no version error is claimed.
+        blind = max((seq for seq in self.rep.blind_backwards if seq < run.seq), default=0)
+        if _anonymous_part(val):
+            self.rep.blind_backwards.append(run.seq)
         reported = False
         for site in ordered:
             if site.saves and site in st.freed:
@@ -3504,7 +3534,7 @@ class Evaluator:
         if not reported:
             changes: set[object] = set()
             for site in ordered:
-                dirt = st.dirty.get(site)
+                dirt = st.dirty.get(site) if site.seq > blind else None
                 key = "step" if dirt is not None and dirt.kind == "step" else id(dirt.node) if dirt else None
                 if dirt is not None and key not in changes:
                     # Every in-place write that alone would make this backward raise is one to fix
@@ -3622,6 +3652,40 @@ def _int_items(key: ast.expr, val: Val) -> Callable[[ast.expr], bool]:
         if v.ty is Ty.NUMBER and v.lit is not None and type(v.lit[0]) is int
     }
     return lambda k: id(k) in known
+
+
+def _anonymous_part(val: Val, limit: int = 64) -> bool:
+    """Does the graph hold a part whose nodes are not known (an input that has a graph, but no
+    node of it is known: the joined elements of a rollout's list)? A backward then frees nodes
+    the analysis cannot name."""
+    if val.grad is Grad.GRAPH and not val.sites:
+        return True
+    seen: set[int] = set()
+    todo = list(val.sites)
+    while todo and len(seen) < limit:
+        site = todo.pop()
+        if id(site) in seen:
+            continue
+        seen.add(id(site))
+        for v in site.inputs:
+            if v.grad is Grad.GRAPH and not v.sites:
+                return True
+    return False
+
+
+def _chained_layers(inst: ModuleInst) -> set[object]:
+    """The parameters of an `nn.Sequential`'s torch layers (nested Sequentials included): a backward
+    through the container passes every one of them. A layer of the user's own class may leave some
+    of its parameters out, so it adds none."""
+    out: set[object] = set()
+    if inst.cls_name != "Sequential" or inst.user_class is not None:
+        return out
+    for child in inst.seq_children:
+        if child.cls_name == "Sequential":
+            out |= _chained_layers(child)
+        elif child.user_class is None and child.has_params and not child.frozen:
+            out.add(child.params_obj)
+    return out
 
 
 def _size_val(shape: shp.Shape) -> Val:

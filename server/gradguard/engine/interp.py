@@ -140,6 +140,7 @@ class Interpreter(Evaluator):
         self._backprop_funcs: set[str] | None = None
         self._backprop_modules = 0  # modules run when _backprop_funcs was made
         self._local_calls: tuple[tuple[str, bool, frozenset[str]], ...] | None = None
+        self._deep_backprops: frozenset[str] | None = None  # see arm_backprops
         self._grad_aliases: tuple[str, ...] | None = None
         self._bindings: dict[ast.AST, _Bindings] = {}
         self._free: dict[ast.AST, set[str]] = {}
@@ -812,6 +813,11 @@ class Interpreter(Evaluator):
         truth = self.static_truth(node.test)
         if truth is None and isinstance(node.test, ast.Compare):
             truth = test.truth  # `if (i + 1) % k == 0:` on known numbers, `if key in cfg:`
+        if truth is not None and self.loops and not self.loops[-1].skipped_backprop:
+            passed_by = node.orelse if truth else node.body
+            if passed_by and self.arm_backprops(passed_by):
+                for frame in self.loops:
+                    frame.skipped_backprop = True
         if truth is True:
             self.arms_run.add((id(node), True))
             self.arms_skipped[(id(node), False)] = node
@@ -1460,9 +1466,12 @@ class Interpreter(Evaluator):
                 it += 1
                 if self.st is None:
                     break
-                if it == 2 and may_probe and not seen_backward and not frame.accumulates:
+                real = seen_backward or frame.accumulates or frame.skipped_backprop
+                if it == 2 and may_probe and not real:
                     frame.probe = True
                 frame.iteration = it
+                if it == 2 and not frame.exact:
+                    _widen_changed_numbers(frame.starts[1], self.st.env)
                 frame.starts[it] = dict(self.st.env)
                 frame.seq_start = self.seq
                 head()  # type: ignore[operator]
@@ -1475,7 +1484,7 @@ class Interpreter(Evaluator):
                     # A backward ran (`self.step_fn(batch)` holding the training step): the
                     # second iteration meets what it freed, as for a loop whose text shows one.
                     seen_backward = len(self.rep.backward_runs) > backwards_before
-                    if seen_backward or frame.changed_inplace or frame.accumulates:
+                    if seen_backward or frame.changed_inplace or frame.accumulates or frame.skipped_backprop:
                         iterations = 2
         finally:
             self.loops.pop()
@@ -1563,6 +1572,24 @@ class Interpreter(Evaluator):
                 break
             found |= more
         return found
+
+    def arm_backprops(self, arm: list[ast.stmt]) -> bool:
+        """May these statements run a backward, directly or through the file's functions (a few
+        calls down: `agent.learn()` -> `update()` -> `loss.backward()`)?"""
+        text = "\n".join(self.rep.segment(stmt) for stmt in arm)
+        if _backprops(text):
+            return True
+        if self._deep_backprops is None:
+            if self._local_calls is None:
+                self._local_calls = self.function_calls(f for f, _ in self.all_functions())
+            found = {name for name, backprops, _ in self._local_calls if backprops}
+            for _ in range(4):
+                more = {name for name, _, called in self._local_calls if name not in found and called & found}
+                if not more:
+                    break
+                found |= more
+            self._deep_backprops = frozenset(found)
+        return any(name in self._deep_backprops for name in _CALLED.findall(text))
 
     def function_calls(
         self, funcs: Iterable[ast.FunctionDef | ast.AsyncFunctionDef]
@@ -2320,6 +2347,19 @@ def _function_defs(
         elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
             yield from _function_defs(stmt.body, cls, classes)
             yield from _function_defs(getattr(stmt, "orelse", []) or [], cls, classes)
+
+
+def _widen_changed_numbers(first: dict[str, Val], env: dict[str, Val]) -> None:
+    """The second iteration of a loop not followed one by one stands for every later one: a number
+    or flag the first iteration changed (`step += 1`, `done = t >= 10`, `flag = not flag`) has no
+    single value there (`if step > warmup: agent.learn()` may run), so it is a number only."""
+    for key, val in env.items():
+        if val.ty is not Ty.NUMBER or (val.lit is None and val.truth is None):
+            continue
+        before = first.get(key)
+        if before is None or (before.lit == val.lit and before.truth is val.truth):
+            continue
+        env[key] = val.with_(lit=None, truth=None)
 
 
 _PURE_BUILTINS = frozenset({"len", "max", "min", "abs"})

@@ -220,6 +220,7 @@ class Reporter:
         self.checks: dict[type, list[Check]] = _CHECKS
         self.backward_runs: list[BackwardRun] = []
         self.steps_run: list[tuple[int, ast.Call]] = []  # optimizer steps, in order: (seq, call)
+        self.blind_backwards: list[int] = []  # seqs of backwards over graph parts not known
         # Where each statement sits (see blocks.annotate_blocks): made on first use, since a file
         # with nothing to report (a library module) never asks.
         self._blocks: dict[int, list[ast.stmt]] | None = None  # id(statement) -> its list
@@ -1447,7 +1448,10 @@ class Reporter:
                 if dirt.certain:
                     # A graph built before the step and first backpropagated after it.
                     rebuild = self.rebuild_statement(run, dirt, site)
-                    seen = StepBeforeBackward(run, None, site.node, dirt.node, dirt.target, rebuild, False)
+                    step, optimizer, backward_at, loss = _step_where_it_diverges(dirt, run)
+                    seen = StepBeforeBackward(
+                        run, None, site.node, step, optimizer, rebuild, False, backward_at, loss
+                    )
                     self.publish(seen)
                 return
             differing = _differing_loop(first.ipath, run.ipath)
@@ -1673,6 +1677,36 @@ def _format(template: str, fields: dict[str, Any]) -> str:
 def _module_calls(val: Val, call: Site) -> int:
     """How many calls of ``call``'s module made ``val``'s graph."""
     return sum(1 for s in val.sites if s.module is call.module and s.call_args)
+
+
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)
+
+
+def _step_where_it_diverges(
+    dirt: Dirt, run: BackwardRun
+) -> tuple[ast.AST, ast.expr, ast.stmt | None, ast.expr | None]:
+    """Where a step inside a helper is told: the call of the helper in the function that also
+    leads to the failing backward (`take_step(critic_opt, ...)` before `take_step(actor_opt,
+    actor_loss)`), since the helper's own `optimizer.step()` serves every call of it; with the
+    optimizer as spelled there, and the call that leads to the backward with its loss. A step in
+    the backward's own function (or one whose names cannot be told there) stays where it is."""
+    unchanged = (dirt.node, dirt.target, None, None)
+    if not dirt.stack or not run.stack:
+        return unchanged
+    shared = 0
+    for a, b in zip(dirt.stack, run.stack, strict=False):
+        if a is not b:
+            break
+        shared += 1
+    place = next((s for s in dirt.stack[shared:] if not isinstance(s, _COMPOUND)), None)
+    if place is None or place is dirt.stack[-1]:
+        return unchanged
+    optimizer = next((expr for stmt, expr in dirt.spelled if stmt is place), None)
+    there = next((s for s in run.stack[shared:] if not isinstance(s, _COMPOUND)), None)
+    loss = next((expr for stmt, expr in run.spelled if stmt is there), None)
+    if optimizer is None or there is None or there is run.stack[-1] or loss is None:
+        return unchanged
+    return place, optimizer, there, loss
 
 
 def _bound_name(stmt: ast.stmt) -> ast.expr | None:

@@ -28,6 +28,10 @@ class BackwardRun:
     reached: Site | None = None
     changed: Site | None = None
     changed_by: ast.AST | None = None  # the in-place write on the tensor ``changed`` saved
+    stack: tuple[ast.stmt, ...] = ()  # the statements being executed, outermost first
+    # For each call into the helper that ran it: the caller's statement and its spelling of the
+    # backpropagated value (None where that is not a parameter), innermost first.
+    spelled: tuple[tuple[ast.stmt, ast.expr | None], ...] = ()
 
 
 @record(slots=True)
@@ -44,6 +48,10 @@ class Dirt:
     # The changed tensor is an element of a Python list or dict (`laterals[i] += x`), not part of
     # a tensor: rebinding the element out of place fixes it (no copy of the container).
     element: bool = False
+    # A step: the statements being executed, outermost first, and for each call into the helper
+    # that stepped, how the caller spells the optimizer there (None where it is not a parameter).
+    stack: tuple[ast.stmt, ...] = ()
+    spelled: tuple[tuple[ast.stmt, ast.expr | None], ...] = ()
 
 
 @record(slots=True)
@@ -145,6 +153,9 @@ class LoopFrame:
     # Iteration 1 added a graph into an object's attribute (`self.total += loss` in a meter): the
     # second iteration is a real one, where that sum, still there, is judged (GG301).
     accumulates: bool = False
+    # Iteration 1 passed by an arm that may run a backward (`if step > warmup: agent.learn()` with
+    # `step` counted in the loop): the second iteration, where such counts are widened, may take it.
+    skipped_backprop: bool = False
     # The evaluator's sequence number when the current iteration began: a graph node numbered
     # after it was built in this iteration.
     seq_start: int = 0

@@ -297,11 +297,16 @@ def check_step(ctx: Context, seen: StepBeforeBackward) -> None:
         # run again in the next iteration over the graph it kept, not "between line N and line N").
         fields = {
             "optimizer": ctx.text(seen.optimizer),
-            "loss": ctx.text(run.target),
+            "loss": ctx.text(seen.loss or run.target),
             "saved_line": getattr(seen.built, "lineno", "?"),
-            "second_line": run.call.lineno,
+            "second_line": (seen.backward_at or run.call).lineno,
         }
-        ctx.add("GG111", seen.step, fields, [saved, fails], fixes, variant="built-before")
+        related = [saved, fails]
+        if seen.backward_at is not None:
+            # Both in helpers: the call that backpropagates, where the user reads the order.
+            told = f"backpropagated through this call: {ctx.text(seen.loss)}"
+            related.insert(1, Related(ctx.span(seen.backward_at), told, "reused"))
+        ctx.add("GG111", seen.step, fields, related, fixes, variant="built-before")
         return
     fields = {
         "optimizer": ctx.text(seen.optimizer),
