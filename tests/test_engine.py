@@ -2952,3 +2952,76 @@ def test_a_step_in_a_helper_before_a_backward_through_its_weights(order: str, li
         assert (code, at) == ("GG111", line)
         assert message.startswith("`critic_opt.step()` changes in place weights that the graph of")
         assert "of `actor_loss` saved on line 23, so the backward on line 27 raises" in message
+
+
+_STYLE_MODEL = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class ContentLoss(nn.Module):
+    def __init__(self, target):
+        super().__init__()
+        self.target = target{detach}
+
+    def forward(self, input):
+        self.loss = F.mse_loss(input, self.target)
+        return input
+
+
+cnn = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), nn.Conv2d(4, 4, 3, padding=1))
+content = torch.rand(1, 3, 8, 8)
+model = nn.Sequential()
+losses = []
+i = 0
+for layer in cnn.children():
+    if isinstance(layer, nn.Conv2d):
+        i += 1
+        name = f"conv_{{i}}"
+    else:
+        name = f"relu_{{i}}"
+    model.add_module(name, layer)
+    if name == "conv_2":
+        cl = ContentLoss(model(content))
+        model.add_module("content_loss", cl)
+        losses.append(cl)
+
+img = nn.Parameter(torch.rand(1, 3, 8, 8))
+opt = torch.optim.Adam([img], lr=0.1)
+for step in range(3):
+    opt.zero_grad()
+    model(img)
+    score = sum(cl.loss for cl in losses)
+    score.backward()
+    opt.step()
+"""
+
+
+@pytest.mark.parametrize("detach", ["", ".detach()"])
+def test_a_model_built_by_add_module_over_a_cnns_children(detach: str) -> None:
+    """The style-transfer tutorial's model: `nn.Sequential()` grown by `add_module` over the CNN's
+    children, named `f"conv_{i}"` by `isinstance`, with a loss module after `conv_2` that keeps the
+    content features. Kept with their graph, the second iteration's backward raises (torch 2.13);
+    detached, it runs. GG103 is told where the target is kept."""
+    source = _STYLE_MODEL.format(detach=detach)
+    (result,) = run_snippets([Snippet(source)])
+    found = [(f.code, f.span.line) for f in analyze(source)]
+    if detach:
+        assert result.error is None
+        assert found == []
+    else:
+        assert (result.error or "").startswith("RuntimeError: Trying to backward through the graph")
+        assert found == [("GG103", 9)]
+
+
+def test_the_disjoint_layer_classes_subclass_none_of_each_other() -> None:
+    """`isinstance(layer, nn.X)` is decided False for a layer of another class of DISJOINT_LAYERS:
+    true only if no class there subclasses another (checked under torch 2.13)."""
+    from gradguard.engine.interp import DISJOINT_LAYERS
+
+    names = sorted(DISJOINT_LAYERS)
+    pairs = f"for a in {names!r} for b in {names!r} if a != b"
+    check = f"all(not issubclass(getattr(nn, a), getattr(nn, b)) {pairs})"
+    (result,) = run_snippets([Snippet("import torch.nn as nn\n", (check,))])
+    assert result.error is None and result.effects == {check: True}

@@ -400,10 +400,20 @@ class Evaluator:
         return self.lookup(node.id)
 
     def e_JoinedStr(self, node: ast.JoinedStr) -> Val:
+        parts: list[str] | None = []
         for v in node.values:
             if isinstance(v, ast.FormattedValue):
-                self.expr(v.value)
-        return OTHER
+                val = self.expr(v.value)
+                # `f"conv_{i}"` with `i` known: the very string (plain `{x}` of a str or int only).
+                known = val.lit[0] if val.lit is not None else None
+                plain = v.conversion == -1 and v.format_spec is None and type(known) in (str, int)
+                if parts is not None and plain:
+                    parts.append(str(known))
+                else:
+                    parts = None
+            elif parts is not None and isinstance(v, ast.Constant) and isinstance(v.value, str):
+                parts.append(v.value)
+        return OTHER if parts is None else Val(Grad.NONE, Ty.OTHER, lit=("".join(parts),))
 
     def e_Tuple(self, node: ast.Tuple | ast.List) -> Val:
         elts = tuple(self.expr(e.value if isinstance(e, ast.Starred) else e) for e in node.elts)
@@ -2562,6 +2572,16 @@ class Evaluator:
             # `self.add_module("generator", g)` is `self.generator = g`.
             target = ast.copy_location(ast.Attribute(node.func.value, node.args[0].value, ast.Store()), node)
             self.assign_target(target, args[1])
+            return NONE_VAL
+        torch_sequential = inst.user_class is None and inst.cls_name == "Sequential"
+        if name == "add_module" and len(args) == 2 and torch_sequential:
+            # `model = nn.Sequential(); model.add_module(name, layer)`: its next layer, in order.
+            layer = args[1]
+            if layer.ty is Ty.MODULE and layer.module is not None:
+                inst.seq_children = [*inst.seq_children, layer.module]
+                inst.has_params = inst.has_params or layer.module.has_params
+            else:
+                inst.seq_children = []  # something not known was added: its layers are not known
             return NONE_VAL
         grows = name in ("append", "extend") and inst.user_class is None
         if grows and inst.cls_name in ("ModuleList", "Sequential"):

@@ -1016,6 +1016,16 @@ class Interpreter(Evaluator):
             return None
         if val.is_tensor and all(q in kinds or q == "torch.Tensor" for q in quals):
             return "torch.Tensor" in quals
+        inst = val.module if val.ty is Ty.MODULE else None
+        if inst is not None and inst.user_class is None and inst.cls_name in DISJOINT_LAYERS:
+            # `isinstance(layer, nn.Conv2d)` over a torch model's children (built by the style
+            # transfer tutorial's loop): each layer's own class, or one no layer here subclasses.
+            named = [q.rsplit(".", 1)[-1] for q in quals if q.startswith("torch.nn.")]
+            if len(named) != len(quals):
+                return None
+            if inst.cls_name in named or "Module" in named:
+                return True
+            return False if all(n in DISJOINT_LAYERS for n in named) else None
         return None
 
     def s_Match(self, node: ast.Match) -> None:
@@ -2361,6 +2371,18 @@ def _widen_changed_numbers(first: dict[str, Val], env: dict[str, Val]) -> None:
             continue
         env[key] = val.with_(lit=None, truth=None)
 
+
+# torch layer classes of which none subclasses another (tests/test_engine.py checks it under
+# torch): `isinstance` of one's instance against another is False.
+DISJOINT_LAYERS = frozenset(
+    {
+        *(f"{kind}{k}d" for kind in ("Conv", "ConvTranspose", "MaxPool", "AvgPool") for k in (1, 2, 3)),
+        *("BatchNorm1d", "BatchNorm2d", "BatchNorm3d"),
+        *("Linear", "ReLU", "LeakyReLU", "PReLU", "ELU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax"),
+        *("AdaptiveAvgPool2d", "LayerNorm", "GroupNorm", "Dropout", "Dropout2d", "Embedding", "LSTM", "GRU"),
+        *("RNN", "Sequential", "ModuleList", "ModuleDict", "Identity", "Flatten", "Upsample"),
+    }
+)
 
 _PURE_BUILTINS = frozenset({"len", "max", "min", "abs"})
 _PURE_NODES = (
