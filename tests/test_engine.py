@@ -3025,3 +3025,44 @@ def test_the_disjoint_layer_classes_subclass_none_of_each_other() -> None:
     check = f"all(not issubclass(getattr(nn, a), getattr(nn, b)) {pairs})"
     (result,) = run_snippets([Snippet("import torch.nn as nn\n", (check,))])
     assert result.error is None and result.effects == {check: True}
+
+
+@pytest.mark.parametrize(("kept", "line"), [("u", 20), ("u.detach()", None)])
+def test_a_comprehension_of_steps_whose_gradients_are_a_few_calls_down(kept: str, line: int | None) -> None:
+    """`[sampler.sample() for _ in range(n)]` is a loop of sampler steps: `sample` reaches
+    `torch.autograd.grad` through a helper, so the comprehension is followed as the loop it is and
+    the running energy kept with its graph grows every step's graph (torch 2.13: the sum still has a
+    grad_fn after the loop); detached, it has none."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+
+
+        def potential_and_grad(w):
+            w = w.detach().requires_grad_(True)
+            u = (w ** 2).sum()
+            (g,) = torch.autograd.grad(u, w)
+            return u, g
+
+
+        class Sampler:
+            def __init__(self):
+                self.w = torch.zeros(3)
+                self.energy = torch.zeros(())
+
+            def sample(self):
+                u, g = potential_and_grad(self.w)
+                self.w = (self.w - 0.1 * g).detach()
+                kept = {kept}
+                self.energy = self.energy + kept
+                return self.w
+
+
+        sampler = Sampler()
+        draws = torch.stack([sampler.sample() for _ in range(5)])
+        """
+    )
+    leak = "sampler.energy.grad_fn is not None"
+    (result,) = run_snippets([Snippet(source, (leak,))])
+    assert result.error is None and result.effects == {leak: line is not None}
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG301", line)] if line else [])

@@ -3542,7 +3542,7 @@ class Evaluator:
         # A graph older than a pass over nodes that are not known may have been freed by it: torch
         # would then raise that error first, not the version check, so no version error is claimed.
         blind = max((seq for seq in self.rep.blind_backwards if seq < run.seq), default=0)
-        if _anonymous_part(val):
+        if not retain and _anonymous_part(val):
             self.rep.blind_backwards.append(run.seq)
         reported = False
         for site in ordered:

@@ -1194,8 +1194,8 @@ class Interpreter(Evaluator):
         gen = node.generators[0]
         if gen.ifs or gen.is_async or not any(isinstance(n, ast.Call) for n in ast.walk(node.elt)):
             return None
-        if not self.may_backpropagate(node):
-            return None
+        if not (self.may_backpropagate(node) or self.text_backprops(self.rep.segment(node))):
+            return None  # (`[sampler.sample() for _ in range(n)]`, its gradients a few calls down)
         found = self._comp_loops.get(id(node))
         if found is None:
             # A `for` statement of the same text: `for <target> in <iter>: <temp> = <element>`,
@@ -1584,9 +1584,12 @@ class Interpreter(Evaluator):
         return found
 
     def arm_backprops(self, arm: list[ast.stmt]) -> bool:
-        """May these statements run a backward, directly or through the file's functions (a few
-        calls down: `agent.learn()` -> `update()` -> `loss.backward()`)?"""
-        text = "\n".join(self.rep.segment(stmt) for stmt in arm)
+        """May these statements run a backward, directly or through the file's functions?"""
+        return self.text_backprops("\n".join(self.rep.segment(stmt) for stmt in arm))
+
+    def text_backprops(self, text: str) -> bool:
+        """May this code run a backward, directly or through the file's functions (a few calls
+        down: `agent.learn()` -> `update()` -> `loss.backward()`)?"""
         if _backprops(text):
             return True
         if self._deep_backprops is None:
