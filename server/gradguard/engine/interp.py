@@ -140,7 +140,9 @@ class Interpreter(Evaluator):
         self._backprop_funcs: set[str] | None = None
         self._backprop_modules = 0  # modules run when _backprop_funcs was made
         self._local_calls: tuple[tuple[str, bool, frozenset[str]], ...] | None = None
-        self._deep_backprops: frozenset[str] | None = None  # see arm_backprops
+        self._deep_backprops: dict[str, bool] = {}  # see reaches_backward
+        self._defs_by_name: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = None
+        self._comp_steps: dict[int, bool] = {}  # id(comprehension) -> may run a backward
         self._grad_aliases: tuple[str, ...] | None = None
         self._bindings: dict[ast.AST, _Bindings] = {}
         self._free: dict[ast.AST, set[str]] = {}
@@ -1194,8 +1196,13 @@ class Interpreter(Evaluator):
         gen = node.generators[0]
         if gen.ifs or gen.is_async or not any(isinstance(n, ast.Call) for n in ast.walk(node.elt)):
             return None
-        if not (self.may_backpropagate(node) or self.text_backprops(self.rep.segment(node))):
-            return None  # (`[sampler.sample() for _ in range(n)]`, its gradients a few calls down)
+        steps = self._comp_steps.get(id(node))
+        if steps is None:
+            # (`[sampler.sample() for _ in range(n)]`: its gradients may be a few calls down)
+            steps = self.may_backpropagate(node) or self.text_backprops(self.rep.segment(node))
+            self._comp_steps[id(node)] = steps
+        if not steps:
+            return None
         found = self._comp_loops.get(id(node))
         if found is None:
             # A `for` statement of the same text: `for <target> in <iter>: <temp> = <element>`,
@@ -1282,15 +1289,7 @@ class Interpreter(Evaluator):
     def branches_on_counter(self, loop: ast.For | ast.AsyncFor) -> bool:
         """Does a loop that runs no backward take an arm by its counter (`if i in content_layers:`,
         `if i == n - 1:`)? Then each number gets its iteration: one would stand for none of them."""
-        if not isinstance(loop.target, ast.Name) or self.may_backpropagate(loop):
-            return False
-        name = loop.target.id
-        return any(
-            isinstance(n, (ast.If, ast.IfExp))
-            and any(isinstance(r, ast.Name) and r.id == name for r in ast.walk(n.test))
-            for stmt in loop.body
-            for n in ast.walk(stmt)
-        )
+        return self.loop_fact(loop, _branches_on_target) and not self.may_backpropagate(loop)
 
     def range_length(self, it: ast.expr) -> int | None:
         """How often `range(...)` of known numbers runs."""
@@ -1592,17 +1591,28 @@ class Interpreter(Evaluator):
         down: `agent.learn()` -> `update()` -> `loss.backward()`)?"""
         if _backprops(text):
             return True
-        if self._deep_backprops is None:
-            if self._local_calls is None:
-                self._local_calls = self.function_calls(f for f, _ in self.all_functions())
-            found = {name for name, backprops, _ in self._local_calls if backprops}
-            for _ in range(4):
-                more = {name for name, _, called in self._local_calls if name not in found and called & found}
-                if not more:
-                    break
-                found |= more
-            self._deep_backprops = frozenset(found)
-        return any(name in self._deep_backprops for name in _CALLED.findall(text))
+        return any(self.reaches_backward(name, set()) for name in set(_CALLED.findall(text)))
+
+    def reaches_backward(self, name: str, visiting: set[str]) -> bool:
+        """Does a function of this file called ``name`` run a backward, itself or through the ones
+        it calls? Only the functions reached are read (most calls are of torch, not of the file)."""
+        found = self._deep_backprops.get(name)
+        if found is not None:
+            return found
+        if self._defs_by_name is None:
+            self._defs_by_name = {}
+            for f, _ in self.all_functions():
+                self._defs_by_name.setdefault(f.name, []).append(f)
+        defs = self._defs_by_name.get(name, [])
+        visiting.add(name)
+        texts = [self.rep.segment(f) for f in defs]
+        found = any(_backprops(t) for t in texts) or any(
+            self.reaches_backward(callee, visiting)
+            for callee in {c for t in texts for c in _CALLED.findall(t)}
+            if callee not in visiting
+        )
+        self._deep_backprops[name] = found
+        return found
 
     def function_calls(
         self, funcs: Iterable[ast.FunctionDef | ast.AsyncFunctionDef]
@@ -2360,6 +2370,19 @@ def _function_defs(
         elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
             yield from _function_defs(stmt.body, cls, classes)
             yield from _function_defs(getattr(stmt, "orelse", []) or [], cls, classes)
+
+
+def _branches_on_target(loop: ast.For | ast.AsyncFor) -> bool:
+    """Does the loop's body test its own (simple) target in a condition?"""
+    if not isinstance(loop.target, ast.Name):
+        return False
+    name = loop.target.id
+    return any(
+        isinstance(n, (ast.If, ast.IfExp))
+        and any(isinstance(r, ast.Name) and r.id == name for r in ast.walk(n.test))
+        for stmt in loop.body
+        for n in ast.walk(stmt)
+    )
 
 
 def _widen_changed_numbers(first: dict[str, Val], env: dict[str, Val]) -> None:
