@@ -3066,3 +3066,43 @@ def test_a_comprehension_of_steps_whose_gradients_are_a_few_calls_down(kept: str
     (result,) = run_snippets([Snippet(source, (leak,))])
     assert result.error is None and result.effects == {leak: line is not None}
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG301", line)] if line else [])
+
+
+def test_a_clear_before_each_epoch_of_accumulated_steps_is_no_finding() -> None:
+    """Gradient accumulation done right, with `k` not known here (an environment variable): the
+    clear inside the gate follows each step, and the one before each epoch throws away at most the
+    tail of the previous epoch (`len(loader) % k` micro-batches), which is what the code means.
+    Whether the last micro-batch stepped is not known after the loop, so no GG201 (runs clean
+    under torch 2.13)."""
+    source = textwrap.dedent(
+        """\
+        import os
+        import torch
+        import torch.nn as nn
+
+
+        class Trainer:
+            def __init__(self):
+                self.model = nn.Linear(4, 1)
+                self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+                self.accum = int(os.environ.get("ACCUM", "2"))
+
+            def train_epoch(self, loader):
+                self.optimizer.zero_grad()
+                for i, x in enumerate(loader):
+                    loss = self.model(x).pow(2).mean() / self.accum
+                    loss.backward()
+                    if (i + 1) % self.accum == 0:
+                        self.optimizer.step()
+                        self.optimizer.zero_grad()
+
+
+        trainer = Trainer()
+        loader = [torch.randn(8, 4) for _ in range(5)]
+        for epoch in range(2):
+            trainer.train_epoch(loader)
+        """
+    )
+    (result,) = run_snippets([Snippet(source)])
+    assert result.error is None
+    assert analyze(source) == []

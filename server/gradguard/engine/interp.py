@@ -867,6 +867,8 @@ class Interpreter(Evaluator):
             flags, applied = before.info, after.info
             if isinstance(flags, frozenset) and isinstance(applied, frozenset) and flags != applied:
                 st.env[key] = before
+                if self.loops:
+                    self.loops[-1].unstepped.add(id(info))
 
     def static_truth(self, test: ast.expr) -> bool | None:
         if isinstance(test, ast.Constant):
@@ -1503,6 +1505,12 @@ class Interpreter(Evaluator):
         # (or at a break); any other may leave after any iteration.
         leaving = ends[-1:] if frame.exact and len(ends) == iterations else ends
         self.st = join_states([*leaving, *frame.breaks])
+        for info in self.optimizers:
+            if id(info) in frame.unstepped:
+                # The last micro-batch may or may not have been stepped (`len(loader) % k`): what the
+                # gradients hold after the loop is not known (a clear at the next epoch's start is
+                # no finding).
+                self.set_grads(info, None)
         if frame.probe and self.st is not None and len(ends) == 2 and ends[1] is not None:
             # A loop repeats (as everywhere here): what its second pass changed in place stays
             # changed for the graphs saved before, which a backward after the loop meets.

@@ -156,6 +156,9 @@ class LoopFrame:
     # Iteration 1 passed by an arm that may run a backward (`if step > warmup: agent.learn()` with
     # `step` counted in the loop): the second iteration, where such counts are widened, may take it.
     skipped_backprop: bool = False
+    # Optimizers (ids) whose step in this loop is under an accumulation gate not known here
+    # (`if i % k == 0:`): whether the last iteration stepped is not known after the loop.
+    unstepped: set[int] = field(default_factory=set)
     # The evaluator's sequence number when the current iteration began: a graph node numbered
     # after it was built in this iteration.
     seq_start: int = 0
