@@ -3106,3 +3106,42 @@ def test_a_clear_before_each_epoch_of_accumulated_steps_is_no_finding() -> None:
     (result,) = run_snippets([Snippet(source)])
     assert result.error is None
     assert analyze(source) == []
+
+
+@pytest.mark.parametrize(("passed", "line"), [("loss", 24), ("loss.item()", None)])
+def test_a_meter_made_by_a_defaultdict_for_a_constant_key(passed: str, line: int | None) -> None:
+    """`meters = defaultdict(AverageMeter)`: `meters["loss"]` makes one meter on the first read and
+    gives the same one after, so updating it with the loss tensor keeps every iteration's graph in
+    its running sum (torch 2.13: the sum still has a grad_fn after training); with `.item()` none."""
+    source = textwrap.dedent(
+        f"""\
+        from collections import defaultdict
+
+        import torch
+        import torch.nn as nn
+
+
+        class AverageMeter:
+            def __init__(self):
+                self.sum, self.count = 0.0, 0
+
+            def update(self, val, n=1):
+                self.sum += val * n
+                self.count += n
+
+
+        model = nn.Linear(3, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        meters = defaultdict(AverageMeter)
+        for x in [torch.randn(2, 3) for _ in range(3)]:
+            loss = model(x).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            meters["loss"].update({passed}, x.size(0))
+        """
+    )
+    leak = "getattr(meters['loss'].sum, 'grad_fn', None) is not None"
+    (result,) = run_snippets([Snippet(source, (leak,))])
+    assert result.error is None and result.effects == {leak: line is not None}
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG301", line)] if line else [])

@@ -148,6 +148,7 @@ class Evaluator:
         self.inlines = 0
         self._element_names: dict[int, frozenset[str]] = {}  # per loop: see _element_names
         self._lambdas: dict[int, ast.FunctionDef] = {}  # per lambda: see lambda_function
+        self._factory_calls: dict[int, ast.Call] = {}  # per subscript: see default_entry
         # Arms of `if`s of other modules whose condition is unknown, entered now: what runs there
         # may not run at all, so a finding there is not shown on this file's calling statement.
         self.foreign_doubt = 0
@@ -414,6 +415,34 @@ class Evaluator:
             elif parts is not None and isinstance(v, ast.Constant) and isinstance(v.value, str):
                 parts.append(v.value)
         return OTHER if parts is None else Val(Grad.NONE, Ty.OTHER, lit=("".join(parts),))
+
+    def default_entry(self, node: ast.Subscript, d: Val, key: ast.expr) -> Val | None:
+        """`meters["loss"]` of a `defaultdict(AverageMeter)` missing that key: a new instance, kept
+        in the dict (the next read gets the same one), as Python does. Only for a constant key of
+        a dict whose keys are known, held by a name or an attribute."""
+        st = self.st
+        path = self.path_of(node.value)
+        if (
+            st is None
+            or path is None
+            or st.env.get(path) is not d
+            or d.keys is None
+            or d.elts is None
+            or not isinstance(key, ast.Constant)
+            or type(key.value) not in (str, int)
+            or key.value in d.keys
+        ):
+            return None
+        factory = d.info
+        assert isinstance(factory, DefaultFactory)
+        call = self._factory_calls.get(id(node))
+        if call is None:
+            call = self._factory_calls[id(node)] = ast.copy_location(ast.Call(factory.node, [], []), node)
+        made = self.call_value(factory.val, call, [], {})
+        if self.st is None or self.st.env.get(path) is not d:
+            return made  # the factory changed the dict itself: leave it as it is now
+        self.st.env[path] = d.with_(elts=(*d.elts, made), keys=(*d.keys, key.value))
+        return made
 
     def e_Tuple(self, node: ast.Tuple | ast.List) -> Val:
         elts = tuple(self.expr(e.value if isinstance(e, ast.Starred) else e) for e in node.elts)
@@ -699,6 +728,10 @@ class Evaluator:
         ):
             child = base.module.children.get(str(node.slice.value))
             return Val(Grad.NONE, Ty.MODULE, module=child) if child is not None else UNKNOWN
+        if isinstance(base.info, DefaultFactory) and isinstance(node.ctx, ast.Load):
+            made = self.default_entry(node, base, key)
+            if made is not None:
+                return made
         item = _item_at(base, key)
         if item is not None:
             return item
@@ -1331,6 +1364,17 @@ class Evaluator:
                 return Val(
                     Grad.NONE, Ty.DICT, elts=(), keys=(), info=DefaultValue(constant(ast.Constant(zero)))
                 )
+        if (
+            qual == "collections.defaultdict"
+            and len(args) == 1
+            and not kwargs
+            and node.args
+            and not isinstance(node.args[0], ast.Starred)
+            and args[0].ty is Ty.FUNC
+            and isinstance(args[0].info, ClassInfo)
+        ):
+            # `defaultdict(AverageMeter)`: a missing key gets a new instance of the file's class.
+            return Val(Grad.NONE, Ty.DICT, elts=(), keys=(), info=DefaultFactory(args[0], node.args[0]))
         if (
             qual == "collections.defaultdict"
             and len(node.args) == 1
@@ -3928,6 +3972,14 @@ def _dict_get(d: Val, key: ast.expr) -> Val:
 
 # `info` of a `defaultdict(list)` value: a missing key reads as a new empty list.
 LIST_DEFAULT = "defaultdict(list)"
+
+
+@record(frozen=True, slots=True)
+class DefaultFactory:
+    """`info` of a `defaultdict(SomeClass)`: a missing key read gets a new instance, kept there."""
+
+    val: Val
+    node: ast.expr
 
 
 @record(frozen=True, slots=True)
