@@ -3586,7 +3586,7 @@ class Evaluator:
         # A graph older than a pass over nodes that are not known may have been freed by it: torch
         # would then raise that error first, not the version check, so no version error is claimed.
         blind = max((seq for seq in self.rep.blind_backwards if seq < run.seq), default=0)
-        if not retain and _anonymous_part(val):
+        if not retain and _anonymous_part(val, self.rep.anonymous_inputs):
             self.rep.blind_backwards.append(run.seq)
         reported = False
         for site in ordered:
@@ -3718,22 +3718,18 @@ def _int_items(key: ast.expr, val: Val) -> Callable[[ast.expr], bool]:
     return lambda k: id(k) in known
 
 
-def _anonymous_part(val: Val, limit: int = 64) -> bool:
+def _anonymous_part(val: Val, memo: dict[Site, bool]) -> bool:
     """Does the graph hold a part whose nodes are not known (an input that has a graph, but no
     node of it is known: the joined elements of a rollout's list)? A backward then frees nodes
-    the analysis cannot name."""
+    the analysis cannot name. (``val.sites`` holds every node known; ``memo``: per node.)"""
     if val.grad is Grad.GRAPH and not val.sites:
         return True
-    seen: set[int] = set()
-    todo = list(val.sites)
-    while todo and len(seen) < limit:
-        site = todo.pop()
-        if id(site) in seen:
-            continue
-        seen.add(id(site))
-        for v in site.inputs:
-            if v.grad is Grad.GRAPH and not v.sites:
-                return True
+    for site in val.sites:
+        found = memo.get(site)
+        if found is None:
+            found = memo[site] = any(v.grad is Grad.GRAPH and not v.sites for v in site.inputs)
+        if found:
+            return True
     return False
 
 

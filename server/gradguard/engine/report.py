@@ -221,6 +221,7 @@ class Reporter:
         self.backward_runs: list[BackwardRun] = []
         self.steps_run: list[tuple[int, ast.Call]] = []  # optimizer steps, in order: (seq, call)
         self.blind_backwards: list[int] = []  # seqs of backwards over graph parts not known
+        self.anonymous_inputs: dict[Site, bool] = {}  # per graph node: has an input of unknown nodes
         # Where each statement sits (see blocks.annotate_blocks): made on first use, since a file
         # with nothing to report (a library module) never asks.
         self._blocks: dict[int, list[ast.stmt]] | None = None  # id(statement) -> its list
