@@ -3145,3 +3145,31 @@ def test_a_meter_made_by_a_defaultdict_for_a_constant_key(passed: str, line: int
     (result,) = run_snippets([Snippet(source, (leak,))])
     assert result.error is None and result.effects == {leak: line is not None}
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG301", line)] if line else [])
+
+
+def test_a_running_state_that_feeds_a_running_loss_is_no_accumulation() -> None:
+    """Attention coverage summed over the decoder steps feeds the coverage loss summed the same way
+    (`cov_loss = cov_loss + torch.minimum(a, coverage).sum()`), which is backpropagated: the sum is
+    state the loop computes with, not a leak (torch 2.13: runs clean, and the loss reaches the
+    attention's weights)."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        torch.manual_seed(0)
+        attn = nn.Linear(4, 6)
+        coverage = torch.zeros(2, 6)
+        cov_loss = 0.0
+        for t in range(3):
+            a = F.softmax(attn(torch.randn(2, 4)), dim=1)
+            cov_loss = cov_loss + torch.minimum(a, coverage).sum(1).mean()
+            coverage = coverage + a
+        cov_loss.backward()
+        """
+    )
+    reached = "attn.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (reached,))])
+    assert result.error is None and result.effects == {reached: True}
+    assert analyze(source) == []

@@ -1967,6 +1967,10 @@ _REPORTING = frozenset(
 )
 
 
+def _reads_name(expr: ast.expr, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(expr))
+
+
 def _feeds_computation(loop: ast.AST, name: str, acc: ast.stmt, depth: int = 0) -> bool:
     """Is ``name`` read in the loop body, outside its accumulating statement, other than to report it
     (print, f-strings, ``.item()``, logging, or a name made from it only to be reported:
@@ -1982,6 +1986,9 @@ def _feeds_computation(loop: ast.AST, name: str, acc: ast.stmt, depth: int = 0) 
                 and isinstance(node.targets[0], ast.Name)
                 and node.targets[0].id != name
                 and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.value))
+                # (a running value made from it, `cov_loss = cov_loss + min(a, coverage)`, is a
+                # computation, whatever reads it later)
+                and not _reads_name(node.value, node.targets[0].id)
                 and not _feeds_computation(loop, node.targets[0].id, node, depth + 1)
             ):
                 skip.update(id(n) for n in ast.walk(node))
