@@ -3173,3 +3173,37 @@ def test_a_running_state_that_feeds_a_running_loss_is_no_accumulation() -> None:
     (result,) = run_snippets([Snippet(source, (reached,))])
     assert result.error is None and result.effects == {reached: True}
     assert analyze(source) == []
+
+
+def test_per_task_backwards_kept_for_the_next_task_are_no_finding() -> None:
+    """PCGrad's shape: each task loss of a known list is backpropagated in turn through the shared
+    trunk with retain_graph=True, its gradients read, and one step taken after the loop. Nothing
+    changes the weights between the passes: retain_graph=True is what the code needs (torch 2.13
+    runs it clean, the trunk gets its combined gradient), so no GG302."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        torch.manual_seed(0)
+        trunk = nn.Sequential(nn.Linear(6, 8), nn.ReLU())
+        heads = nn.ModuleList([nn.Linear(8, 3), nn.Linear(8, 3)])
+        opt = torch.optim.SGD([*trunk.parameters(), *heads.parameters()], lr=0.1)
+        for step in range(3):
+            h = trunk(torch.randn(4, 6))
+            losses = [F.cross_entropy(head(h), torch.randint(0, 3, (4,))) for head in heads]
+            grads = []
+            for loss in losses:
+                opt.zero_grad()
+                loss.backward(retain_graph=True)
+                grads.append([p.grad.clone() for p in trunk.parameters()])
+            for p, g0, g1 in zip(trunk.parameters(), *grads):
+                p.grad = g0 + g1
+            opt.step()
+        """
+    )
+    reached = "all(p.grad is not None for p in trunk.parameters())"
+    (result,) = run_snippets([Snippet(source, (reached,))])
+    assert result.error is None and result.effects == {reached: True}
+    assert analyze(source) == []

@@ -859,11 +859,16 @@ class Reporter:
             if not virtual:
                 self.same_pass_reuse(run, site, first, chain, built, freed)
             return
-        if loop.exact and not virtual and not site_in_loop and run.val.root is not first.val.root:
+        if loop.exact and not site_in_loop and run.val.root is not first.val.root:
             # A loop over a known list of losses (`for loss in losses.values(): loss.backward()`):
-            # each iteration backpropagates another loss through the shared forward.
-            self.same_pass_reuse(run, site, first, chain, built, freed)
-            return
+            # each iteration backpropagates another loss through the shared forward. Kept for the
+            # next one with retain_graph=True (per-task gradients, PCGrad) while nothing in the loop
+            # changes the weights between the passes, that is what it is for.
+            if not virtual:
+                self.same_pass_reuse(run, site, first, chain, built, freed)
+                return
+            if not loop.stepped and not loop.changed_inplace:
+                return
         gan = self.gan_pattern(run, site, first)
         if virtual:
             hidden = "passed" if gan is not None else "carried" if site_in_loop else "stale"
