@@ -3207,3 +3207,74 @@ def test_per_task_backwards_kept_for_the_next_task_are_no_finding() -> None:
     (result,) = run_snippets([Snippet(source, (reached,))])
     assert result.error is None and result.effects == {reached: True}
     assert analyze(source) == []
+
+
+@pytest.mark.parametrize("guard", ["with torch.no_grad():", "if True:"])
+def test_a_helper_called_under_no_grad_is_told_at_the_block(guard: str) -> None:
+    """A Grad-CAM-like helper backpropagates a score summed over `zip(targets, outputs)` (rows of
+    the model's output): called inside `with torch.no_grad():` in the caller, the output has no
+    graph and torch 2.13 raises; the cut is told at the `with` block (what the user changes), not
+    at the op inside the helper. Without the block it runs."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+
+
+        class Pick:
+            def __init__(self, category):
+                self.category = category
+
+            def __call__(self, row):
+                return row[self.category]
+
+
+        def cam(model, x):
+            outputs = model(x)
+            targets = [Pick(c) for c in range(2)]
+            loss = sum([target(out) for target, out in zip(targets, outputs)])
+            loss.backward()
+            return x.grad
+
+
+        model = nn.Linear(4, 3)
+        images = [torch.randn(2, 4, requires_grad=True) for _ in range(2)]
+        {guard}
+            for x in images:
+                cam(model, x)
+        """
+    )
+    (result,) = run_snippets([Snippet(source)])
+    found = analyze(source)
+    if guard.startswith("with"):
+        assert (result.error or "").startswith("RuntimeError: element 0 of tensors does not require grad")
+        ((finding),) = found
+        assert (finding.code, finding.span.line) == ("GG106", 17)
+        assert "`torch.no_grad()` on line 23 cut it off" in finding.message
+        assert [(r.role, r.span.line) for r in finding.related] == [("built", 23)]
+    else:
+        assert result.error is None
+        assert found == []
+
+
+def test_leaves_made_by_a_comprehension_are_one_tensor_each() -> None:
+    """`[torch.randn(2, 4, requires_grad=True) for _ in range(3)]` makes three leaves: the gradient
+    one backward leaves in its input's `.grad` is not added onto another's, so reading each one is
+    no GG201 (torch 2.13: each `.grad` equals that input's own gradient)."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 1)
+        inputs = [torch.randn(2, 4, requires_grad=True) for _ in range(3)]
+        saliency = []
+        for x in inputs:
+            model(x).sum().backward()
+            saliency.append(x.grad.abs())
+        """
+    )
+    own = "all(torch.allclose(x.grad, model.weight.expand(2, 4)) for x in inputs)"
+    (result,) = run_snippets([Snippet(source, (own,))])
+    assert result.error is None and result.effects == {own: True}
+    assert analyze(source) == []

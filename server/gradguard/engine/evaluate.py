@@ -161,6 +161,7 @@ class Evaluator:
         # was made (see Interpreter.s_FunctionDef).
         self.closures: dict[ast.AST, tuple[ast.FunctionDef | ast.AsyncFunctionDef, dict[str, Val]]] = {}
         self.callers: list[State] = []  # the states of the calls being inlined, outermost first
+        self.no_grad_at: ast.With | ast.AsyncWith | None = None  # the `with` that turned grad off
         self.optimizers: list[OptimizerInfo] = []
         # The module's names read while one unit runs, and while module code runs, what the
         # functions it calls read and run (see engine.incremental).
@@ -681,7 +682,7 @@ class Evaluator:
         mode = self.mode()
         taints = frozenset().union(*(v.taints for v in inputs)) if inputs else frozenset()
         if mode is GradMode.OFF:
-            cause = (NO_GRAD_CAUSE, node)
+            cause = self.no_grad_cause(node)
             return Val(Grad.NONE, ty, shape=shape, obj=object(), cause=cause, taints=taints)
         if mode is GradMode.MAYBE:
             return Val(Grad.UNKNOWN, ty, shape=shape, taints=taints)
@@ -1032,7 +1033,12 @@ class Evaluator:
                 self.assign_target(gen.target, self.iter_element(it, gen.iter))
                 for cond in gen.ifs:
                     self.expr(cond)
-            out = self._comp_out(node, self._comp_value(node))
+            value = self._comp_value(node)
+            if value.grad is Grad.LEAF and value.obj is not None and gen_binds_fresh(node):
+                # `[torch.randn(2, 4, requires_grad=True) for _ in range(n)]`: a tensor of its own
+                # per element, not one tensor (what one's `.grad` holds says nothing of another's).
+                value = value.with_(obj=None)
+            out = self._comp_out(node, value)
             if out.ty is not Ty.LIST:
                 return out
             # One element per element of one iterable of two or more (`range(n)` with `n` known, a
@@ -1247,10 +1253,20 @@ class Evaluator:
         self.escape(args, kwargs)
         return self.unknown_result(node)
 
+    def no_grad_cause(self, node: ast.AST) -> tuple[str, ast.AST]:
+        """Why a value computed at ``node`` has no graph: grad mode was off. Told at the op when it
+        lies in the `with torch.no_grad():` block, else at that block (a helper called from it:
+        the block is what the user changes)."""
+        block = self.no_grad_at
+        line = getattr(node, "lineno", 0)
+        if block is not None and not block.lineno <= line <= (block.end_lineno or block.lineno):
+            return (NO_GRAD_CAUSE, block)
+        return (NO_GRAD_CAUSE, node)
+
     def unknown_result(self, node: ast.Call) -> Val:
         """What calling unknown code gives: under no_grad, nothing it computes has a grad_fn."""
         if self.mode() is GradMode.OFF:
-            return Val(Grad.NONE, Ty.UNKNOWN, cause=(NO_GRAD_CAUSE, node))
+            return Val(Grad.NONE, Ty.UNKNOWN, cause=self.no_grad_cause(node))
         return UNKNOWN
 
     def escape(self, args: list[Val], kwargs: dict[str, Val]) -> None:
@@ -1432,7 +1448,7 @@ class Evaluator:
                 # Under no_grad a torch function's result has no grad_fn, whatever it was given
                 # (those that may hand back their input unchanged aside).
                 ty = Ty.TENSOR if name not in _MULTI_OUTPUT else Ty.UNKNOWN
-                return Val(Grad.NONE, ty, obj=object(), cause=(NO_GRAD_CAUSE, node))
+                return Val(Grad.NONE, ty, obj=object(), cause=self.no_grad_cause(node))
             operands = self.expand_stars(node, args)
             if operands and all(e.is_tensor for e in operands):
                 # `torch.min(*self.qf(obs, act))`: the spread tuple's tensors are the operands.
@@ -1491,7 +1507,7 @@ class Evaluator:
                 # A list built elsewhere: the result is a tensor that carries whatever the list held.
                 return Val(Grad.UNKNOWN, Ty.TENSOR, taints=args[0].taints)
             if name in api.LOSS_FUNCS and self.mode() is GradMode.OFF:
-                return Val(Grad.NONE, Ty.TENSOR, obj=object(), cause=(NO_GRAD_CAUSE, node))
+                return Val(Grad.NONE, Ty.TENSOR, obj=object(), cause=self.no_grad_cause(node))
             self.escape(args, kwargs)
             return UNKNOWN
         self.escape(args, kwargs)
@@ -1574,9 +1590,9 @@ class Evaluator:
                 pairs = tuple(Val(Grad.NONE, Ty.TUPLE, elts=tuple(row)) for row in rows)
                 return Val(Grad.NONE, Ty.LIST, elts=pairs, taints=taints)
             if name == "enumerate":
-                parts: tuple[Val, ...] = (NUMBER, self.one_element(args[0]))
+                parts: tuple[Val, ...] = (NUMBER, tensor_rows(args[0]) or self.one_element(args[0]))
             else:
-                parts = tuple(self.one_element(a) for a in args)
+                parts = tuple(tensor_rows(a) or self.one_element(a) for a in args)
             taints = frozenset().union(*(a.taints for a in args))
             return Val(
                 Grad.NONE,
@@ -1995,7 +2011,7 @@ class Evaluator:
         ):
             # A tensor method on a value of unknown kind, under no_grad: no grad_fn on the result.
             ty = Ty.TENSOR if name not in _MULTI_OUTPUT else Ty.UNKNOWN
-            return Val(Grad.NONE, ty, obj=object(), cause=(NO_GRAD_CAUSE, node))
+            return Val(Grad.NONE, ty, obj=object(), cause=self.no_grad_cause(node))
         if recv.ty is Ty.OTHER and recv.qual == "argparse.ArgumentParser":
             return self.parser_method(recv, name, node)
         if recv.ty is Ty.OTHER and recv.qual == GRAD_SCALER:
@@ -3116,7 +3132,7 @@ class Evaluator:
                 return self.run_children(inst, node, x)
             tensor_out = inst.kind in ("layer", "container") or inst.cls_name == "Sequential"
             ty = Ty.TENSOR if tensor_out and inst.cls_name not in api.RECURRENT else Ty.UNKNOWN
-            return Val(Grad.NONE, ty, obj=object(), cause=(NO_GRAD_CAUSE, node))
+            return Val(Grad.NONE, ty, obj=object(), cause=self.no_grad_cause(node))
         args = [_flat(a) for a in args]
         x = args[0] if args else UNKNOWN
         recurrent = inst.kind in ("rnn", "lstm", "lstmcell")
@@ -3716,6 +3732,21 @@ def _int_items(key: ast.expr, val: Val) -> Callable[[ast.expr], bool]:
         if v.ty is Ty.NUMBER and v.lit is not None and type(v.lit[0]) is int
     }
     return lambda k: id(k) in known
+
+
+def gen_binds_fresh(node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp) -> bool:
+    """Is the element made anew for each element (a call), not a name bound by the loop?"""
+    elt = node.value if isinstance(node, ast.DictComp) else node.elt
+    return isinstance(elt, ast.Call)
+
+
+def tensor_rows(it: Val) -> Val | None:
+    """What iterating a tensor binds: its rows, views sharing its version counter, its graph (or
+    why it has none). None for anything else."""
+    if it.ty is not Ty.TENSOR or it.grad not in (Grad.NONE, Grad.GRAPH):
+        return None
+    rows = it.shape[1:] if it.shape else None
+    return Val(it.grad, Ty.TENSOR, sites=it.sites, obj=it.obj, shape=rows, taints=it.taints, cause=it.cause)
 
 
 def _anonymous_part(val: Val, memo: dict[Site, bool]) -> bool:

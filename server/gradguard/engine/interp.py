@@ -41,6 +41,7 @@ from .evaluate import (
     constant,
     contains,
     known_truth,
+    tensor_rows,
 )
 from .incremental import Calls, Replay, Unit
 from .modules import LINE_BLOCK, MAX_MODULES, NEVER_FOLLOWED, ForeignModule, LazyImport, Loader, Namespace
@@ -1093,8 +1094,14 @@ class Interpreter(Evaluator):
             if item.optional_vars is not None:
                 self.assign(item.optional_vars, UNKNOWN if val.ty is not Ty.OTHER else OTHER, node)
         self.st.mode = new_mode
-        # `with pytest.raises(RuntimeError):` / `self.assertRaises(...)`: the error is expected.
-        self.block_catching(node.body, any(_expects_error(item.context_expr) for item in node.items))
+        outer_block = self.no_grad_at
+        if new_mode is GradMode.OFF and saved_mode is not GradMode.OFF:
+            self.no_grad_at = node
+        try:
+            # `with pytest.raises(RuntimeError):` / `self.assertRaises(...)`: the error is expected.
+            self.block_catching(node.body, any(_expects_error(item.context_expr) for item in node.items))
+        finally:
+            self.no_grad_at = outer_block
         if self.st is not None:
             self.st.mode = saved_mode
 
@@ -1636,10 +1643,9 @@ class Interpreter(Evaluator):
         """What certainly holds of every element a loop over ``node`` binds."""
         if it.ty is Ty.PARAMS:
             return it.elts[0] if it.elts else UNKNOWN
-        if it.ty is Ty.TENSOR and it.grad in (Grad.NONE, Grad.GRAPH):
-            # Its rows: views that share its version counter and its graph.
-            rows = it.shape[1:] if it.shape else None
-            return Val(it.grad, Ty.TENSOR, sites=it.sites, obj=it.obj, shape=rows, taints=it.taints)
+        rows = tensor_rows(it)
+        if rows is not None:
+            return rows  # views that share its version counter and its graph
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
             fn = node.func.id
             if fn == "range":
