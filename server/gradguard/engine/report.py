@@ -1455,6 +1455,8 @@ class Reporter:
                     # A graph built before the step and first backpropagated after it.
                     rebuild = self.rebuild_statement(run, dirt, site)
                     step, optimizer, backward_at, loss = _step_where_it_diverges(dirt, run)
+                    if backward_at is not None:
+                        rebuild = None  # its move would land inside the helper that backpropagates
                     seen = StepBeforeBackward(
                         run, None, site.node, step, optimizer, rebuild, False, backward_at, loss
                     )
