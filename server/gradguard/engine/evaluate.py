@@ -1012,10 +1012,8 @@ class Evaluator:
                 # `{name: head(h) for name, head in self.heads.items()}`: each key and its value.
                 return Val(Grad.NONE, Ty.DICT, elts=tuple(results), keys=tuple(keys))
             if not decided or not results or isinstance(node, (ast.DictComp, ast.SetComp)):
-                if not results:  # every element filtered out
-                    return self._comp_out(node, UNKNOWN) if isinstance(node, ast.SetComp) else (
-                        Val(Grad.NONE, Ty.LIST, elts=())
-                    )
+                if not results:  # every element filtered out (a DictComp returned above)
+                    return OTHER if isinstance(node, ast.SetComp) else Val(Grad.NONE, Ty.LIST, elts=())
                 item = results[0]
                 for r in results[1:]:
                     item = join(item, r)
@@ -2592,14 +2590,19 @@ class Evaluator:
                 return name
         return None
 
+    def values_in_reach(self) -> list[Val]:
+        """The values the running code and its callers hold (a helper that changes a buffer or
+        steps an optimizer touches the graphs its callers keep)."""
+        vals = list(self.st.env.values()) if self.st is not None else []
+        for outer in self.callers:
+            vals.extend(outer.env.values())
+        return vals
+
     def saved_by(self, obj: object, extra: Val | None = None) -> list[Site]:
         """Sites in the current state's graphs (and in ``extra``) that saved the tensor ``obj``."""
-        st = self.st
-        if st is None:
+        if self.st is None:
             return []
-        vals = list(st.env.values()) if extra is None else [*st.env.values(), extra]
-        for outer in self.callers:
-            vals.extend(outer.env.values())  # graphs the callers hold (a helper changes a buffer)
+        vals = self.values_in_reach() if extra is None else [*self.values_in_reach(), extra]
         return [s for s in held_sites(vals) if obj in s.saved or (s.saves_own_output and obj is s)]
 
     # -- modules and optimizers ------------------------------------------------------
@@ -2924,7 +2927,7 @@ class Evaluator:
             # The step changes every parameter in place: graphs that saved them are stale, those
             # the callers hold included (`take_optimisation_step(critic_opt, ...)` in a helper).
             stmt = self.stmt_stack[-1] if self.stmt_stack else node
-            held = [*self.st.env.values(), *(v for outer in self.callers for v in outer.env.values())]
+            held = self.values_in_reach()
             optimizer = target or (node.func.value if isinstance(node.func, ast.Attribute) else node.func)
             stack, spelled = tuple(self.stmt_stack), self.spelled_by_callers(optimizer)
             for site in held_sites(held):
