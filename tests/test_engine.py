@@ -3278,3 +3278,70 @@ def test_leaves_made_by_a_comprehension_are_one_tensor_each() -> None:
     (result,) = run_snippets([Snippet(source, (own,))])
     assert result.error is None and result.effects == {own: True}
     assert analyze(source) == []
+
+
+@pytest.mark.parametrize(
+    ("loader", "detach", "line"),
+    [
+        ("DataLoader(Frames(), batch_size=2)", "", 26),
+        ("DataLoader(Frames(), batch_size=2)", "hidden = hidden.detach()", None),
+        # Another collation: what a batch holds is not known, nor how long a sequence is.
+        ("DataLoader(Frames(), batch_size=2, collate_fn=lambda b: b)", "", None),
+    ],
+)
+def test_a_backward_every_k_frames_of_batches_from_a_dataset_class(
+    loader: str, detach: str, line: int | None
+) -> None:
+    """Batches of a `DataLoader` over a dataset class of the file are what default collation makes
+    of one `dataset[i]` (here frames of known length 8), and a loop over `range(8)` whose backward
+    runs in an arm taken by its counter (`if (t + 1) % 4 == 0:`) gets one iteration per number: the
+    GRU state carried past the backward at t=3 makes the one at t=7 raise (torch 2.13). The running
+    loss reset after each backward carries nothing; detaching the state after the step is clean."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+        from torch.utils.data import DataLoader, Dataset
+
+
+        class Frames(Dataset):
+            def __init__(self):
+                self.x = torch.randn(4, 8, 5)
+                self.y = torch.randn(4, 8, 3)
+
+            def __len__(self):
+                return self.x.shape[0]
+
+            def __getitem__(self, i):
+                return {{"x": self.x[i], "y": self.y[i]}}
+
+
+        gru = nn.GRUCell(5, 3)
+        opt = torch.optim.SGD(gru.parameters(), lr=0.1)
+        loader = {loader}
+        for batch in loader:
+            x, y = batch["x"], batch["y"]
+            hidden = torch.zeros(x.size(0), 3)
+            total = 0
+            for t in range(x.size(1)):
+                hidden = gru(x[:, t], hidden)
+                total += ((hidden - y[:, t]) ** 2).mean() / 4
+                if (t + 1) % 4 == 0:
+                    opt.zero_grad()
+                    total.backward()
+                    opt.step()
+                    total = 0
+                    {detach or "pass"}
+        """
+    )
+    (result,) = run_snippets([Snippet(source, ("gru.weight_ih.grad is not None",))])
+    if "collate_fn" not in loader:
+        assert (result.error is not None) == (line is not None)
+        if line is not None:
+            assert result.error is not None and result.error.startswith("RuntimeError: Trying to backward")
+        else:
+            assert result.effects == {"gru.weight_ih.grad is not None": True}
+    findings = analyze(source)
+    assert [(f.code, f.span.line) for f in findings] == ([("GG104", line)] if line else [])
+    if line:
+        assert "`hidden` carries" in findings[0].message

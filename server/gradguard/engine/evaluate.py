@@ -1339,6 +1339,8 @@ class Evaluator:
             return NUMBER
         if qual in _NAMESPACES and not node.args and all(k.arg is not None for k in node.keywords):
             return self.namespace_object(qual, kwargs)
+        if qual in _DATA_LOADERS:
+            return self.data_loader(node, args, kwargs)
         if qual == "argparse.ArgumentParser":
             return Val(Grad.NONE, Ty.OTHER, qual=qual, info=ParserSpec())
         if qual.startswith("torch.nn.utils.clip_grad"):
@@ -3273,6 +3275,33 @@ class Evaluator:
                 args = [Val(Grad.NONE, receiver, module=fval.module), *args]
         return self.inline(info, args, kwargs, node, self_inst=None)
 
+    def data_loader(self, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
+        """`DataLoader(dataset, batch_size=...)` over a dataset class of the program: its batches are
+        what torch's default collation makes of one `dataset[i]` (tensors stacked along a new first
+        dimension of unknown size: the last batch may be short). Anything it cannot follow (another
+        collate_fn, a sampler of batches, an iterable dataset, spread arguments) gives batches of
+        which nothing is known."""
+        self.escape(args, kwargs)
+        loader = Val(Grad.NONE, Ty.OTHER)
+        if (
+            len(args) > 3
+            or any(isinstance(a, ast.Starred) for a in node.args)
+            or any(k.arg is None for k in node.keywords)
+            or not set(kwargs) <= _PLAIN_LOADER_OPTIONS
+        ):
+            return loader
+        dataset = args[0] if args else kwargs.get("dataset")
+        size = args[1] if len(args) > 1 else kwargs.get("batch_size")
+        if dataset is None or (size is not None and (size.is_none_literal or size.ty is not Ty.NUMBER)):
+            return loader  # `batch_size=None`: samples one by one, not collated
+        user = dataset.module.user_class if dataset.module is not None else None
+        if user is None or "__iter__" in user.methods or "__getitem__" not in user.methods:
+            return loader
+        method = Val(Grad.NONE, Ty.FUNC, info=user.methods["__getitem__"], module=dataset.module)
+        sample = self.call_local(method, node, [Val(Grad.NONE, Ty.NUMBER, info=_AN_INT)], {})
+        batch = _collated(sample)
+        return loader.with_(info=Batches(batch)) if batch is not None else loader
+
     def set_training(self, inst: ModuleInst, mode: Val) -> None:
         """`model.train(mode)` / `model.eval()`: the module and every module under it, in this state."""
         st = self.st
@@ -3732,7 +3761,7 @@ def _int_items(key: ast.expr, val: Val) -> Callable[[ast.expr], bool]:
     known = {
         id(k)
         for k, v in zip(items, vals, strict=True)
-        if v.ty is Ty.NUMBER and v.lit is not None and type(v.lit[0]) is int
+        if v.ty is Ty.NUMBER and ((v.lit is not None and type(v.lit[0]) is int) or v.info is _AN_INT)
     }
     return lambda k: id(k) in known
 
@@ -3932,6 +3961,8 @@ def _element(seq: Val, active: dict[int, int]) -> Val:
         return item.with_(taints=item.taints | seq.taints) if seq.taints else item
     if seq.ty is Ty.PARAMS and seq.elts:
         return seq.elts[0]
+    if isinstance(seq.info, Batches):
+        return seq.info.batch  # a DataLoader over a dataset of the program
     if seq.module is not None and seq.module.seq_children:
         children = seq.module.seq_children
         if all(c is children[0] for c in children):
@@ -4230,6 +4261,52 @@ _SIZE_ARGUMENTS = frozenset(
 
 
 _UNSET = object()  # an option whose default is not known here
+
+
+_DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+# Options that change neither what one batch is made of nor how (order, workers, memory).
+_PLAIN_LOADER_OPTIONS = frozenset(
+    {"dataset", "batch_size", "shuffle", "sampler", "num_workers", "drop_last", "pin_memory"}
+    | {"persistent_workers", "prefetch_factor", "timeout", "worker_init_fn", "generator"}
+)
+
+
+_AN_INT = "a Python int"  # the `info` of a number known to be an int (the index a sampler gives)
+
+
+class Batches:
+    """What a `DataLoader` over a dataset of the program yields: one collated batch."""
+
+    __slots__ = ("batch",)
+
+    def __init__(self, batch: Val) -> None:
+        self.batch = batch
+
+
+def _collated(sample: Val) -> Val | None:
+    """What torch's default collation makes of samples like this one: a tensor (or a number) gains a
+    first dimension of unknown size, a dict keeps its keys, a tuple or list becomes a list of the
+    collated fields; None when that is not known (a tensor with a graph, an object)."""
+    if sample.ty is Ty.TENSOR and sample.grad is Grad.NONE:
+        shape = (None, *sample.shape) if sample.shape is not None else None
+        # No identity: each iteration binds another batch (an in-place change of one is not of the
+        # tensor an earlier iteration's graph saved).
+        return Val(Grad.NONE, Ty.TENSOR, shape=shape, cause=sample.cause)
+    if sample.ty is Ty.NUMBER and sample.truth is None and not isinstance(_lit(sample), str):
+        return Val(Grad.NONE, Ty.TENSOR, shape=(None,))
+    if sample.ty in (Ty.TUPLE, Ty.LIST, Ty.DICT) and sample.elts is not None:
+        fields = [_collated(e) for e in sample.elts]
+        if any(f is None for f in fields):
+            return None
+        kept = tuple(f for f in fields if f is not None)
+        if sample.ty is Ty.DICT:
+            return Val(Grad.NONE, Ty.DICT, elts=kept, keys=sample.keys)
+        return Val(Grad.NONE, Ty.LIST, elts=kept)
+    return None
+
+
+def _lit(val: Val) -> object:
+    return val.lit[0] if val.lit is not None else None
 
 
 class ParserSpec:

@@ -29,6 +29,7 @@ from .evaluate import (
     MAX_EXACT_ELEMENTS,
     MAX_INLINES,
     UNIT_INLINES,
+    Batches,
     Evaluator,
     Frame,
     _key_val,
@@ -1162,7 +1163,7 @@ class Interpreter(Evaluator):
         if (
             trips_known is not None
             and 1 <= trips_known <= MAX_EXACT_ELEMENTS
-            and (self.builds_modules(node) or self.branches_on_counter(node))
+            and (self.builds_modules(node) or self.branches_on_counter(node) or self.gates_on_counter(node))
         ):
             counter = self.counter(node.iter)
             assert counter is not None
@@ -1300,6 +1301,23 @@ class Interpreter(Evaluator):
         `if i == n - 1:`)? Then each number gets its iteration: one would stand for none of them."""
         return self.loop_fact(loop, _branches_on_target) and not self.may_backpropagate(loop)
 
+    def gates_on_counter(self, loop: ast.For | ast.AsyncFor) -> bool:
+        """Does an arm the loop takes by its counter run the backward (`if (t + 1) % k == 0:
+        loss.backward()`)? Two iterations would stand for none of the ones it runs in: over a short
+        known range each number gets its iteration, as for a loop that runs no backward."""
+        found = self._loop_facts.get((id(loop), "gates"))
+        if found is None:
+            name = loop.target.id if isinstance(loop.target, ast.Name) else None
+            found = name is not None and any(
+                isinstance(n, ast.If)
+                and any(isinstance(r, ast.Name) and r.id == name for r in ast.walk(n.test))
+                and (self.arm_backprops(n.body) or self.arm_backprops(n.orelse))
+                for stmt in loop.body
+                for n in ast.walk(stmt)
+            )
+            self._loop_facts[(id(loop), "gates")] = found
+        return found
+
     def range_length(self, it: ast.expr) -> int | None:
         """How often `range(...)` of known numbers runs."""
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
@@ -1361,6 +1379,16 @@ class Interpreter(Evaluator):
             if known_elts and seq.elts is not None:
                 return len(seq.elts)
             val = self.expr(node)  # `len(net)` of a container of known layers
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "size"
+            and isinstance(node.func.value, (ast.Name, ast.Attribute))
+            and all(isinstance(a, ast.Constant) and type(a.value) is int for a in node.args)
+            and not node.keywords
+            and self.peek(node.func.value).is_tensor
+        ):
+            val = self.expr(node)  # `range(x.size(1))`: a size of a tensor of known shape
         elif _pure_number(node) and all(
             self.lookup(n.func.id).qual == f"builtins.{n.func.id}"
             for n in ast.walk(node)
@@ -1643,6 +1671,8 @@ class Interpreter(Evaluator):
         """What certainly holds of every element a loop over ``node`` binds."""
         if it.ty is Ty.PARAMS:
             return it.elts[0] if it.elts else UNKNOWN
+        if isinstance(it.info, Batches):
+            return it.info.batch  # a DataLoader over a dataset of the program
         rows = tensor_rows(it)
         if rows is not None:
             return rows  # views that share its version counter and its graph

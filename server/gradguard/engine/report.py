@@ -1209,10 +1209,11 @@ class Reporter:
                 return None
         return {"stmts": [self.span(t).to_json() for t in stmts], "loop": self.span(loop.node).to_json()}
 
-    def carried_names(self, site: Site, loop: LoopFrame) -> list[str]:
-        """Names that carry this iteration-1 graph into iteration 2, by their first read in the loop."""
+    def carried_names(self, site: Site, loop: LoopFrame, first: BackwardRun | None = None) -> list[str]:
+        """Names that carry this graph into the iteration after the one whose backward (``first``)
+        freed it, by their first read in the loop."""
         found: list[tuple[tuple[int, int], str]] = []
-        for name, val in loop.starts.get(2, {}).items():
+        for name, val in _after_free(loop, first).items():
             if not _reaches(val, site):
                 continue
             read = self.first_read(loop.node, name)
@@ -1220,15 +1221,15 @@ class Reporter:
                 found.append(((read.lineno, read.col_offset), name))
         return [name for _, name in sorted(found)]
 
-    def detach_all(self, names: list[str], loop: LoopFrame) -> str | None:
-        texts = [self.detach_text(n, loop) for n in names]
+    def detach_all(self, names: list[str], loop: LoopFrame, first: BackwardRun | None = None) -> str | None:
+        texts = [self.detach_text(n, loop, first) for n in names]
         if not texts or any(t is None for t in texts):
             return None
         return "\n".join(t for t in texts if t)
 
-    def detach_text(self, carried: str, loop: LoopFrame) -> str | None:
+    def detach_text(self, carried: str, loop: LoopFrame, first: BackwardRun | None = None) -> str | None:
         """`h = h.detach()` (or the tuple form) if the carried value's structure is certain."""
-        val = loop.starts.get(2, {}).get(carried)
+        val = _after_free(loop, first).get(carried)
         if val is None:
             return None
         init = loop.starts.get(1, {}).get(carried)
@@ -1267,13 +1268,13 @@ class Reporter:
     ) -> None:
         """GG104 on the names that carry the graph; ``step``: the graph was kept (retain_graph=True)
         and that step changed weights it saved, which is why the next backward raises."""
-        names = self.carried_names(site, loop)
+        names = self.carried_names(site, loop, first)
         if not names:
             if step is None:
                 self.carried_cell(run, site, loop, chain, built, freed)
             return
         read = self.first_read(loop.node, names[0])
-        text = self.detach_all(names, loop)
+        text = self.detach_all(names, loop, first)
         # `h.detach()` thrown away in this loop (GG112): assigning it is the repair, so a second
         # `h = h.detach()` at the loop's top would only repeat it once both fixes are applied.
         tried = any(_discards_detach_of(stmt, names) for stmt in ast.walk(loop.node))
@@ -1415,13 +1416,13 @@ class Reporter:
                 real = {"kind": "move-into-loop", "params": move}
         elif hidden == "carried" and loop is not None:
             kind = "carried"
-            carried = self.carried_names(site, loop)
+            carried = self.carried_names(site, loop, first)
             cell = self.carrying_cell(run, site, loop) if not carried else None
             if not carried and cell is None:
                 return
             # An object's attribute (`self.hidden`) set in a method the loop calls: no fix written.
             names = tuple(carried or ([cell[0]] if cell is not None else []))
-            text = self.detach_all(carried, loop) if carried else None
+            text = self.detach_all(carried, loop, first) if carried else None
             if text and id(loop.node) in self.blocks:  # a `for` statement, not a comprehension
                 real = {
                     "kind": "insert-loop-top",
@@ -1943,3 +1944,14 @@ def _reads_as_number(call: ast.Call, name: str) -> bool:
         arg = call.args[0]
         return isinstance(arg, ast.Name) and arg.id == name
     return False
+
+
+def _after_free(loop: LoopFrame, first: BackwardRun | None) -> dict[str, Val]:
+    """The names at the start of the iteration after the one ``first`` ran in: iteration 2 of a loop
+    followed twice; in one followed number by number (`if (t + 1) % k == 0: loss.backward()`), the
+    one after that backward, where a running sum it consumed has been reset."""
+    if first is not None:
+        for loop_id, iteration in first.ipath:
+            if loop_id == id(loop.node) and iteration + 1 in loop.starts:
+                return loop.starts[iteration + 1]
+    return loop.starts.get(2, {})
