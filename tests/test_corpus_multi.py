@@ -135,7 +135,6 @@ def test_project_behaves_as_labelled(project: Path) -> None:
 # Dev projects the engine does not find yet, each a known gap.
 MULTI_MISSES = {
     "n_rl_naf_greedy_actions_numpy",  # a lazy property made by a decorator of the project
-    "o_classification_rocauc_metric_numpy",  # metrics kept in a list of objects, state.update(...)
 }
 
 

@@ -3345,3 +3345,193 @@ def test_a_backward_every_k_frames_of_batches_from_a_dataset_class(
     assert [(f.code, f.span.line) for f in findings] == ([("GG104", line)] if line else [])
     if line:
         assert "`hidden` carries" in findings[0].message
+
+
+@pytest.mark.parametrize(
+    ("added", "line"),
+    [
+        ('stats.get("loss").add_(loss)', 24),
+        ('stats.get("loss").add_(loss.detach())', None),
+        ("stats.total.add_(loss)", 24),
+    ],
+)
+def test_a_running_sum_added_to_in_place_through_a_helpers_return(added: str, line: int | None) -> None:
+    """`stats.get("loss").add_(loss)`: the helper returns the tensor the object holds, and adding
+    the loss to it in place gives that very tensor the loss's graph, so the next iteration adds to
+    a sum that still holds every earlier graph (torch 2.13: it has a grad_fn after training)."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+
+
+        class Stats:
+            def __init__(self):
+                self.cells = {{}}
+                self.total = torch.zeros(())
+
+            def get(self, name):
+                if name not in self.cells:
+                    self.cells[name] = torch.zeros(())
+                return self.cells[name]
+
+
+        model = nn.Linear(3, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        stats = Stats()
+        for step in range(4):
+            loss = model(torch.randn(2, 3)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            {added}
+        """
+    )
+    leak = "stats.cells.get('loss', stats.total).grad_fn is not None"
+    (result,) = run_snippets([Snippet(source, (leak,))])
+    assert result.error is None and result.effects == {leak: line is not None}
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG301", line)] if line else [])
+
+
+@pytest.mark.parametrize(
+    ("made", "passed", "line"),
+    [
+        ("defaultdict(dict)", "loss", 32),
+        ("defaultdict(dict)", "loss.item()", None),
+        ('{"train": {}}', "loss", 32),
+    ],
+)
+def test_a_meter_kept_in_a_dict_of_dicts(made: str, passed: str, line: int | None) -> None:
+    """`self.meters[tag][name] = Meter()` then `return self.meters[tag][name]`: the store goes into
+    the inner dict, which the outer one keeps (a `defaultdict(dict)` makes it on the first read), so
+    the meter handed back is the one stored, and updating it with the loss tensor keeps every
+    iteration's graph in its running sum (torch 2.13: the sum has a grad_fn after training)."""
+    source = textwrap.dedent(
+        f"""\
+        from collections import defaultdict
+
+        import torch
+        import torch.nn as nn
+
+
+        class Meter:
+            def __init__(self):
+                self.sum = 0.0
+
+            def update(self, value):
+                self.sum += value
+
+
+        class Experiment:
+            def __init__(self):
+                self.meters = {made}
+
+            def add_metric(self, tag, name):
+                self.meters[tag][name] = Meter()
+                return self.meters[tag][name]
+
+
+        model = nn.Linear(3, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        meter = Experiment().add_metric("train", "loss")
+        for step in range(3):
+            loss = model(torch.randn(2, 3)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            meter.update({passed})
+        """
+    )
+    leak = "getattr(meter.sum, 'grad_fn', None) is not None"
+    (result,) = run_snippets([Snippet(source, (leak,))])
+    assert result.error is None and result.effects == {leak: line is not None}
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG301", line)] if line else [])
+
+
+@pytest.mark.parametrize(("kept", "line"), [("val", 33), ("val.item()", None)])
+def test_a_dict_updated_with_a_dict_of_known_keys_keeps_them(kept: str, line: int | None) -> None:
+    """`status = {"total": loss}; status.update(parts)`: the dict has the keys of both, each with its
+    value, so iterating it over meters passes each loss tensor to its own meter, whose running sum
+    then keeps every iteration's graph (torch 2.13: the sum has a grad_fn after training)."""
+    source = textwrap.dedent(
+        f"""\
+        from collections import defaultdict
+
+        import torch
+        import torch.nn as nn
+
+
+        class Meter:
+            def __init__(self):
+                self.sum = 0.0
+
+            def update(self, value):
+                self.sum += value
+
+
+        def losses(model, x):
+            out = model(x)
+            parts = {{"l1": out.abs().mean(), "l2": out.pow(2).mean()}}
+            total = parts["l1"] + parts["l2"]
+            status = {{"total": total}}
+            status.update(parts)
+            return total, status
+
+
+        model = nn.Linear(3, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        meters = defaultdict(Meter)
+        for step in range(3):
+            loss, status = losses(model, torch.randn(2, 3))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            for name, val in status.items():
+                meters[name].update({kept})
+        """
+    )
+    leak = "getattr(meters['l2'].sum, 'grad_fn', None) is not None"
+    (result,) = run_snippets([Snippet(source, (leak,))])
+    assert result.error is None and result.effects == {leak: line is not None}
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG301", line)] if line else [])
+
+
+@pytest.mark.parametrize(("inside", "line"), [(False, 8), (True, None)])
+def test_a_graph_built_before_a_loop_whose_backward_runs_every_fourth_iteration(
+    inside: bool, line: int | None
+) -> None:
+    """`feats` built before `for t in range(8)` whose backward runs when `(t + 1) % 4 == 0`: the
+    backward at t=3 frees its graph, the one at t=7 raises (torch 2.13). The loop is one loop run
+    again, not a sequence of distinct losses, so it is GG103 and told without "second iteration";
+    computed inside the loop it is clean and trains."""
+    build = "feats = enc(x)"
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+
+        enc = nn.Linear(3, 3)
+        head = nn.Linear(3, 1)
+        opt = torch.optim.SGD([*enc.parameters(), *head.parameters()], lr=0.1)
+        x = torch.randn(2, 3)
+        {"" if inside else build}
+        total = 0
+        for t in range(8):
+            {build if inside else "pass"}
+            total = total + head(feats).pow(2).mean()
+            if (t + 1) % 4 == 0:
+                opt.zero_grad()
+                total.backward()
+                opt.step()
+                total = 0
+        """
+    )
+    (result,) = run_snippets([Snippet(source, ("enc.weight.grad is not None",))])
+    if line is not None:
+        assert result.error is not None and result.error.startswith("RuntimeError: Trying to backward")
+    else:
+        assert result.error is None and result.effects == {"enc.weight.grad is not None": True}
+    findings = analyze(source)
+    assert [(f.code, f.span.line) for f in findings] == ([("GG103", line)] if line else [])
+    if line:
+        assert "the first time it runs, so its next run raises" in findings[0].message

@@ -1373,6 +1373,9 @@ class Evaluator:
             return self.dict_from(node, args, kwargs)
         if qual == "collections.defaultdict" and args and args[0].qual == "builtins.list" and not kwargs:
             return Val(Grad.NONE, Ty.DICT, elts=(), keys=(), info=LIST_DEFAULT)
+        dict_factory = len(args) == 1 and args[0].qual == "builtins.dict"
+        if qual == "collections.defaultdict" and dict_factory and not kwargs:
+            return Val(Grad.NONE, Ty.DICT, elts=(), keys=(), info=DICT_DEFAULT)
         if qual == "collections.defaultdict" and len(args) == 1 and not kwargs:
             zero = {"builtins.float": 0.0, "builtins.int": 0}.get(args[0].qual or "")
             if zero is not None:
@@ -2111,7 +2114,10 @@ class Evaluator:
         if name in ("update", "pop", "popitem", "setdefault", "clear"):
             path = self.path_of(func.value)
             if path is not None and self.st is not None:
-                self.st.env[path] = Val(Grad.NONE, Ty.DICT, taints=recv.taints)
+                changed, result = _dict_change(recv, name, node, args, kwargs)
+                self.st.env[path] = changed
+                if result is not None:
+                    return result
         self.escape(args, kwargs)
         return UNKNOWN
 
@@ -2383,8 +2389,12 @@ class Evaluator:
                     new = self.op_result(
                         node, (recv, *args), saves=saves, shape=recv.shape, saved=frozenset(kept)
                     ).with_(obj=recv.obj)
+                    if name == "add_" and not isinstance(first_arg, ast.Name):
+                        new = self.accumulate_in_place(node, first_arg, recv, args, new)
                     if self.st is not None and isinstance(first_arg, (ast.Name, ast.Attribute)):
                         self.rebind(first_arg, new)
+                    elif self.st is not None:
+                        self.rebind_held(recv, new)
                     return new
             return recv
         if self.const_kw(node, "inplace") is True and first_arg is not None:
@@ -2547,6 +2557,46 @@ class Evaluator:
         path = self.path_of(target)
         if path is not None:
             st.env[path] = val
+
+    def accumulate_in_place(
+        self, node: ast.Call, receiver: ast.expr | None, cur: Val, args: list[Val], new: Val
+    ) -> Val:
+        """`self.total.add_(loss)`, `stats.get("loss").add_(loss)`: an object's running sum, added to
+        in place (a local name's is judged with `total += loss`). A leak when the sum an earlier
+        iteration made is still there; ``new`` (the sum now) carries the marks that tell it."""
+        stmt = self.stmt_stack[-1] if self.stmt_stack else None
+        if (
+            receiver is None
+            or not isinstance(stmt, ast.Expr)
+            or stmt.value is not node
+            or len(args) != 1
+            or len(node.args) != 1
+            or node.keywords
+            or args[0].grad is not Grad.GRAPH
+            or not self.loops
+        ):
+            return new
+        key = ("acc", id(stmt))
+        if self.later_iteration() and any(t.kind == "carried" and t.key == key for t in cur.taints):
+            self.accumulate_in_object(stmt, receiver, node.args[0], args[0], key, self.dead_graph(args[0]))
+        if self.loops[-1].iteration == 1:
+            self.loops[-1].accumulates = True
+        return new.with_(taints=new.taints | acc_taints(stmt, key))
+
+    def rebind_held(self, old: Val, new: Val) -> None:
+        """An in-place op gave a graph to a tensor no name spells (`stats.get("loss").add_(loss)`, a
+        helper's return): the object attributes (and their dicts' or lists' known elements) that hold
+        that very value hold the changed tensor now."""
+        st = self.st
+        if st is None or old.obj is None:
+            return
+        for key, val in list(st.env.items()):
+            if key[0] != "@":
+                continue
+            if val is old:
+                st.env[key] = new
+            elif val.elts is not None and val.ty in (Ty.DICT, Ty.LIST) and any(e is old for e in val.elts):
+                st.env[key] = val.with_(elts=tuple(new if e is old else e for e in val.elts))
 
     def inplace(self, target: ast.expr, cur: Val, node: ast.AST, operand: Val | None = None) -> None:
         """An in-place change of the tensor ``target`` (statement or call ``node``); ``operand`` is
@@ -4015,6 +4065,43 @@ def _store_item(container: Val, key: ast.expr, val: Val) -> Val:
     return Val(Grad.NONE, Ty.LIST, item=joined, taints=taints)
 
 
+def _dict_change(
+    d: Val, name: str, node: ast.Call, args: list[Val], kwargs: dict[str, Val]
+) -> tuple[Val, Val | None]:
+    """A dict of known keys after `d.update(other)` (another of known keys, or keywords),
+    `d.clear()` or `d.pop(key)` with a known key, and what the call returns (None: not known).
+    Any other change: a dict of which nothing is known."""
+    unknown = Val(Grad.NONE, Ty.DICT, taints=d.taints)
+    if d.keys is None or d.elts is None or any(isinstance(a, ast.Starred) for a in node.args):
+        return unknown, None
+    if any(k.arg is None for k in node.keywords):
+        return unknown, None
+    if name == "clear" and not args and not kwargs:
+        return d.with_(elts=(), keys=()), NONE_VAL
+    if name == "pop" and len(node.args) == 1 and not kwargs and isinstance(node.args[0], ast.Constant):
+        key = node.args[0].value
+        for i, k in enumerate(d.keys):
+            if k == key and type(k) is type(key):
+                rest = (d.keys[:i] + d.keys[i + 1 :], d.elts[:i] + d.elts[i + 1 :])
+                return d.with_(keys=rest[0], elts=rest[1]), d.elts[i]
+        return unknown, None
+    if name != "update" or len(args) > 1:
+        return unknown, None
+    pairs: list[tuple[Any, Val]] = []
+    if args:
+        other = args[0]
+        if other.ty is not Ty.DICT or other.keys is None or other.elts is None:
+            return unknown, None
+        pairs.extend(zip(other.keys, other.elts, strict=True))
+    pairs.extend(kwargs.items())
+    out = d
+    for key, val in pairs:
+        if not isinstance(key, (str, int)) or isinstance(key, bool):
+            return unknown, None
+        out = _store_item(out, ast.Constant(value=key), val)
+    return out, NONE_VAL
+
+
 def _dict_get(d: Val, key: ast.expr) -> Val:
     """``d[key]`` for a constant key of a dict whose keys are known."""
     if d.elts is None or d.keys is None:
@@ -4028,11 +4115,14 @@ def _dict_get(d: Val, key: ast.expr) -> Val:
         return d.info.val
     if d.info is LIST_DEFAULT and type(key.value) in (str, int):
         return Val(Grad.NONE, Ty.LIST, elts=())  # `defaultdict(list)`: a new empty list
+    if d.info is DICT_DEFAULT and type(key.value) in (str, int):
+        return Val(Grad.NONE, Ty.DICT, elts=(), keys=())  # `defaultdict(dict)`: a new empty dict
     return UNKNOWN
 
 
 # `info` of a `defaultdict(list)` value: a missing key reads as a new empty list.
 LIST_DEFAULT = "defaultdict(list)"
+DICT_DEFAULT = "defaultdict(dict)"  # and of a `defaultdict(dict)`: a new empty dict
 
 
 @record(frozen=True, slots=True)

@@ -1169,7 +1169,7 @@ class Interpreter(Evaluator):
             assert counter is not None
             start, stride, _ = counter
             numbers = [Val(Grad.NONE, Ty.NUMBER, lit=(start + k * stride,)) for k in range(trips_known)]
-            self.each_element(node, numbers, elem, every=True)
+            self.each_element(node, numbers, elem, every=True, numbered=True)
             return
         layers = self.module_sequence(iter_val, node.iter)
         if layers is not None:
@@ -1403,7 +1403,12 @@ class Interpreter(Evaluator):
         return known if type(known) is int else None
 
     def each_element(
-        self, node: ast.For | ast.AsyncFor, elements: Sequence[Val], other: Val, every: bool
+        self,
+        node: ast.For | ast.AsyncFor,
+        elements: Sequence[Val],
+        other: Val,
+        every: bool,
+        numbered: bool = False,
     ) -> None:
         """A loop whose iteration k binds element k; ``every``: followed over each element even
         when no backward runs in it. Else, when not followed one by one, it binds ``other``."""
@@ -1412,7 +1417,7 @@ class Interpreter(Evaluator):
             frame = self.loops[-1]
             self.assign(node.target, elements[frame.iteration - 1] if frame.exact else other, node)
 
-        self.loop(node, head, max_iterations=len(elements), exact=True, every=every)
+        self.loop(node, head, max_iterations=len(elements), exact=True, every=every, numbered=numbered)
 
     def module_sequence(self, it: Val, node: ast.expr) -> tuple[Val, ...] | None:
         """The elements of a loop over a module container's distinct children (or ``enumerate``
@@ -1483,12 +1488,14 @@ class Interpreter(Evaluator):
         exact: bool = False,
         every: bool = False,
         trips: int | None = None,
+        numbered: bool = False,
     ) -> None:
         """Follow a loop (see LoopFrame); ``trips``: how often it runs, when that is known."""
         frame = LoopFrame(
             node,
             scope=self.frames[-1].func if self.frames else None,
             parent=self.loops[-1] if self.loops else None,
+            numbered=numbered,
         )
         self.loops.append(frame)
         # The second iteration meets what the first freed. An inner loop needs it only while every
@@ -1811,8 +1818,30 @@ class Interpreter(Evaluator):
                     if path[0] == "@" and carries_graph(val):
                         self.rep.cell_writes[path] = stmt  # `self.cache[name] = embeds`: a graph kept
                         self.rep.cell_names.setdefault(path, self.pos.text(target.value))
+                elif isinstance(target.value, ast.Subscript):
+                    self.store_nested(target.value, _store_item(base, self.key_node(target.slice), val))
         elif isinstance(target, ast.Starred):
             self.assign(target.value, UNKNOWN, stmt)
+
+    def store_nested(self, node: ast.Subscript, new: Val) -> None:
+        """`meters[tag][name] = meter`: the inner container changed, so every container on the way
+        to the name or attribute holding the outermost one is stored again with it (a dict of dicts
+        of known keys stays known). A container on the way that is not one of known elements takes
+        nothing: its values are then no longer known."""
+        st = self.st
+        while st is not None:
+            outer = self.peek(node.value)
+            if outer.ty not in (Ty.LIST, Ty.DICT) or outer.elts is None:
+                new = UNKNOWN
+            else:
+                new = _store_item(outer, self.key_node(node.slice), new)
+            if isinstance(node.value, ast.Subscript):
+                node = node.value
+                continue
+            path = self.path_of(node.value)
+            if path is not None and outer.ty in (Ty.LIST, Ty.DICT):
+                st.env[path] = new if new is not UNKNOWN else Val(Grad.NONE, outer.ty)
+            return
 
     def retag_tensor(self, tensor: Val, grad: Grad) -> None:
         """A tensor's requires_grad set: every binding of it (names, heap cells, list and tuple

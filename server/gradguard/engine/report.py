@@ -859,7 +859,7 @@ class Reporter:
             if not virtual:
                 self.same_pass_reuse(run, site, first, chain, built, freed)
             return
-        if loop.exact and not site_in_loop and run.val.root is not first.val.root:
+        if loop.exact and not loop.numbered and not site_in_loop and run.val.root is not first.val.root:
             # A loop over a known list of losses (`for loss in losses.values(): loss.backward()`):
             # each iteration backpropagates another loss through the shared forward. Kept for the
             # next one with retain_graph=True (per-task gradients, PCGrad) while nothing in the loop

@@ -138,6 +138,9 @@ class LoopFrame:
     node: ast.For | ast.While | ast.AsyncFor
     iteration: int = 1
     exact: bool = False  # one iteration per element of a known sequence
+    # Those elements are a counter's numbers: each iteration runs the same code again (as in any
+    # loop), not another of a sequence of distinct losses.
+    numbered: bool = False
     starts: dict[int, dict[str, Val]] = field(default_factory=dict)
     breaks: list[State] = field(default_factory=list)
     continues: list[State] = field(default_factory=list)

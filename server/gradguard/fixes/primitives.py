@@ -163,6 +163,11 @@ def _insert_before(plan: Plan, params: Params) -> None:
     plan.before.setdefault(anchor, []).extend(parse_statements(params["text"]))
 
 
+def _insert_after(plan: Plan, params: Params) -> None:
+    anchor = plan.index.stmt(params["anchor"])
+    plan.after.setdefault(anchor, []).extend(parse_statements(params["text"]))
+
+
 def _insert_loop_top(plan: Plan, params: Params) -> None:
     loop = plan.index.loop(params["loop"])
     plan.top.setdefault(loop, []).extend(parse_statements(params["text"]))
@@ -334,6 +339,7 @@ PRIMITIVES: dict[str, Callable[[Plan, Params], None]] = {
     "remove-stmt": _remove_stmt,
     "replace-stmt": _replace_stmt,
     "insert-before": _insert_before,
+    "insert-after": _insert_after,
     "insert-loop-top": _insert_loop_top,
     "move-before": _move("before"),
     "move-after": _move("after"),

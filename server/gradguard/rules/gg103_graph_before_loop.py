@@ -74,11 +74,14 @@ on the backward in the loop: GG101 reports that loop, on that backward.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..findings import FixRef
 from ..observations import Context, StaleGraphReused
 from .base import UNSAFE, Invalid, Rule, Valid
+
+if TYPE_CHECKING:
+    from ..engine.state import BackwardRun
 
 RULE = Rule(
     code="GG103",
@@ -90,6 +93,12 @@ RULE = Rule(
         "raises; compute `{name}` inside the loop"
     ),
     variants={
+        # The backward runs only in some iterations (`if (t + 1) % 4 == 0:`): its next run fails.
+        "gated": (
+            "`{name}` was computed on line {built_line}, before the loop; the backward on line "
+            "{backward_line} frees its graph the first time it runs, so its next run raises; compute "
+            "`{name}` inside the loop"
+        ),
         # Freed by an earlier loop that ran once (`for eq in [x]:`), met by this loop's first pass.
         "earlier-loop": (
             "`{name}` was computed on line {built_line}, before the loop; the backward on line "
@@ -233,6 +242,29 @@ for epoch in range(3):
         line=11,
         error="RuntimeError: Trying to backward through the graph a second time",
     ),
+    # Features computed once, a backward every fourth iteration: the second one raises.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+enc = nn.Linear(3, 3)
+head = nn.Linear(3, 1)
+opt = torch.optim.SGD([*enc.parameters(), *head.parameters()], lr=0.1)
+x = torch.randn(2, 3)
+feats = enc(x)
+total = 0
+for t in range(8):
+    total = total + head(feats).pow(2).mean()
+    if (t + 1) % 4 == 0:
+        opt.zero_grad()
+        total.backward()
+        opt.step()
+        total = 0
+""",
+        line=8,
+        error="RuntimeError: Trying to backward through the graph a second time",
+    ),
 ]
 
 
@@ -251,8 +283,14 @@ def check_stale(ctx: Context, seen: StaleGraphReused) -> None:
     }
     if seen.earlier:
         fields["freed_line"] = seen.first.call.lineno
-    variant = "earlier-loop" if seen.earlier else None
+    variant = "earlier-loop" if seen.earlier else "gated" if _gated(seen.run) else None
     ctx.add("GG103", seen.anchor, fields, list(seen.related), fixes, seen.chain, variant=variant)
 
 
 CHECKS = {StaleGraphReused: check_stale}
+
+
+def _gated(run: BackwardRun) -> bool:
+    """Does the failing backward run later than in the second iteration (a loop followed number by
+    number whose backward runs every k-th)? Then "the second iteration" would not be the one."""
+    return any(iteration > 2 for _, iteration in run.ipath)

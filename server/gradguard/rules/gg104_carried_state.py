@@ -105,6 +105,16 @@ RULE = Rule(
             "{backward_line} frees that graph, so the next iteration's backward raises; detach them "
             "at the start of each iteration"
         ),
+        # The backward runs only in some iterations (`if (t + 1) % 4 == 0:`): the state is carried
+        # past it into the iterations after, where the next run of that backward fails.
+        "gated": (
+            "`{name}` carries its graph past the backward on line {backward_line}, which frees that "
+            "graph, so the next run of that backward raises; detach `{name}` right after it"
+        ),
+        "several-gated": (
+            "{names} carry their graph past the backward on line {backward_line}, which frees that "
+            "graph, so the next run of that backward raises; detach them right after it"
+        ),
         # retain_graph=True keeps the graph, but an optimizer step changes weights it saved.
         "stepped": (
             "`{name}` carries its graph from one iteration into the next: retain_graph=True keeps "
@@ -129,6 +139,11 @@ RULE = Rule(
             "Gradients stop at the iteration boundary (truncated BPTT); memory and time per step "
             "stay constant.",
         ),
+        "detach-after-backward": (
+            "Detach the carried state right after the backward",
+            "Gradients stop at the end of each chunk the backward closes; memory and time per chunk "
+            "stay constant.",
+        ),
         "detach-kept": (
             "Detach the value where it is carried into the next iteration",
             "The next iteration starts from a leaf tensor; nothing backpropagates into the earlier "
@@ -140,6 +155,11 @@ RULE = Rule(
             UNSAFE,
             "Gradients stop at the iteration boundary (truncated backpropagation through time): "
             "earlier iterations no longer receive gradient from later losses.",
+        ),
+        "detach-after-backward": (
+            UNSAFE,
+            "Gradients stop at the chunk boundary (truncated backpropagation through time): a later "
+            "chunk's loss no longer reaches the frames before it.",
         ),
         "detach-kept": (
             UNSAFE,
@@ -360,6 +380,49 @@ for _ in range(3):
         line=14,
         error="RuntimeError: you can only change requires_grad flags of leaf variables",
     ),
+    # Four-frame chunks: the backward runs every fourth frame, the state is carried past it.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+cell = nn.GRUCell(4, 8)
+opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+frames = torch.randn(8, 2, 4)
+h = torch.zeros(2, 8)
+loss = 0
+for t in range(8):
+    h = cell(frames[t], h)
+    loss = loss + h.pow(2).mean()
+    if (t + 1) % 4 == 0:
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        loss = 0
+""",
+        line=10,
+        error="RuntimeError: Trying to backward through the graph a second time",
+    ),
+    # The same with an LSTM cell's two states.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+cell = nn.LSTMCell(4, 8)
+opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+frames = torch.randn(6, 2, 4)
+h, c = torch.zeros(2, 8), torch.zeros(2, 8)
+for t in range(6):
+    h, c = cell(frames[t], (h, c))
+    if t % 3 == 2:
+        opt.zero_grad()
+        h.pow(2).mean().backward()
+        opt.step()
+""",
+        line=9,
+        error="RuntimeError: Trying to backward through the graph a second time",
+    ),
 ]
 
 
@@ -382,20 +445,36 @@ def check_carried(ctx: Context, seen: CarriedState) -> None:
     top when the engine found it safe."""
     names = seen.names
     fixes: list[FixRef] = []
-    if seen.detach is not None:
+    # Carried past a backward that runs every k-th iteration: a detach at the loop's top would cut
+    # the k-step chunks that gate asks for, so none is written.
+    gated = seen.step is None and any(iteration > 2 for _, iteration in seen.run.ipath)
+    if seen.detach is not None and not gated:
         top = ctx.span(seen.loop)
         fixes.append(ctx.fix("GG104", "detach-carried", "insert-loop-top", loop=top, text=seen.detach))
+    stmt = seen.run.stmt
+    if seen.detach is not None and gated and stmt is not None and _inside(stmt, seen.loop):
+        # Right after that backward, in the loop's own code: the next chunk starts from a leaf.
+        after = ctx.span(stmt)
+        detach = seen.detach
+        fixes.append(ctx.fix("GG104", "detach-after-backward", "insert-after", anchor=after, text=detach))
     fields: dict[str, object] = {
         "name": names[0],
         "names": listed(names),
         "backward_line": seen.run.call.lineno,
     }
     variant = "several" if len(names) > 1 else None
+    if gated:
+        variant = "several-gated" if len(names) > 1 else "gated"
     if seen.step is not None:
         fields["step_line"] = getattr(seen.step, "lineno", "?")
         variant = "several-stepped" if len(names) > 1 else "stepped"
     covers = (seen.group, frozenset(names))
     ctx.add("GG104", seen.anchor, fields, list(seen.related), fixes, seen.chain, variant, covers=covers)
+
+
+def _inside(stmt: ast.AST, loop: ast.AST) -> bool:
+    first, last = getattr(loop, "lineno", 0), getattr(loop, "end_lineno", 0) or 0
+    return first < getattr(stmt, "lineno", 0) <= last
 
 
 def check_attribute(ctx: Context, seen: CarriedInAttribute) -> None:
