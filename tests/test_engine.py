@@ -3535,3 +3535,42 @@ def test_a_graph_built_before_a_loop_whose_backward_runs_every_fourth_iteration(
     assert [(f.code, f.span.line) for f in findings] == ([("GG103", line)] if line else [])
     if line:
         assert "the first time it runs, so its next run raises" in findings[0].message
+
+
+@pytest.mark.parametrize(
+    ("batch", "reduce", "line"),
+    [("16", "", 14), ("16", ".mean()", None), ("16, drop_last=True", "", 14), ("10", "", None)],
+)
+def test_batches_of_a_tensor_dataset_have_their_size_when_it_divides(
+    batch: str, reduce: str, line: int | None
+) -> None:
+    """`DataLoader(TensorDataset(X, y), batch_size=16)` over 64 samples: every batch has 16 rows, so
+    a `reduction="none"` loss has 16 elements and its `backward()` raises (torch 2.13). With 10 per
+    batch the last one has 4: the size is not one number, and nothing is claimed."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+        from torch.utils.data import DataLoader, TensorDataset
+
+        X = torch.randn(64, 10)
+        y = torch.randint(0, 3, (64,))
+        loader = DataLoader(TensorDataset(X, y), batch_size={batch}, shuffle=True)
+        model = nn.Linear(10, 3)
+        crit = nn.CrossEntropyLoss(reduction="none")
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for xb, yb in loader:
+            opt.zero_grad()
+            loss = crit(model(xb), yb){reduce}
+            loss.backward()
+            opt.step()
+        """
+    )
+    (result,) = run_snippets([Snippet(source, ("model.weight.grad is not None",))])
+    if reduce:
+        assert result.error is None and result.effects == {"model.weight.grad is not None": True}
+    else:
+        assert result.error is not None and result.error.startswith(
+            "RuntimeError: grad can be implicitly created only for scalar outputs"
+        )
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG109", line)] if line else [])

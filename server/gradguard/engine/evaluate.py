@@ -1341,6 +1341,8 @@ class Evaluator:
             return self.namespace_object(qual, kwargs)
         if qual in _DATA_LOADERS:
             return self.data_loader(node, args, kwargs)
+        if qual in _TENSOR_DATASETS:
+            return self.tensor_dataset(node, args, kwargs)
         if qual == "argparse.ArgumentParser":
             return Val(Grad.NONE, Ty.OTHER, qual=qual, info=ParserSpec())
         if qual.startswith("torch.nn.utils.clip_grad"):
@@ -3344,13 +3346,61 @@ class Evaluator:
         size = args[1] if len(args) > 1 else kwargs.get("batch_size")
         if dataset is None or (size is not None and (size.is_none_literal or size.ty is not Ty.NUMBER)):
             return loader  # `batch_size=None`: samples one by one, not collated
-        user = dataset.module.user_class if dataset.module is not None else None
-        if user is None or "__iter__" in user.methods or "__getitem__" not in user.methods:
-            return loader
-        method = Val(Grad.NONE, Ty.FUNC, info=user.methods["__getitem__"], module=dataset.module)
-        sample = self.call_local(method, node, [Val(Grad.NONE, Ty.NUMBER, info=_AN_INT)], {})
-        batch = _collated(sample)
+        if isinstance(dataset.info, TensorRows):
+            sample = Val(Grad.NONE, Ty.TUPLE, elts=dataset.info.rows)
+        else:
+            user = dataset.module.user_class if dataset.module is not None else None
+            if user is None or "__iter__" in user.methods or "__getitem__" not in user.methods:
+                return loader
+            method = Val(Grad.NONE, Ty.FUNC, info=user.methods["__getitem__"], module=dataset.module)
+            sample = self.call_local(method, node, [Val(Grad.NONE, Ty.NUMBER, info=_AN_INT)], {})
+        batch = _collated(sample, self.batch_rows(node, dataset, size, kwargs))
         return loader.with_(info=Batches(batch)) if batch is not None else loader
+
+    def batch_rows(
+        self, node: ast.Call, dataset: Val, size: Val | None, kwargs: dict[str, Val]
+    ) -> int | None:
+        """How many samples every batch holds, when that is one number: the dataset's length and
+        the batch size are known, no sampler picks the samples, and either the batches divide the
+        samples evenly, or the short last one is dropped, or there is only one batch."""
+        batch = 1 if size is None else size.lit[0] if size.lit is not None else None
+        if type(batch) is not int or batch < 1 or "sampler" in kwargs:
+            return None
+        drop = kwargs.get("drop_last")
+        if drop is not None and drop.truth is None:
+            return None
+        total: object
+        if isinstance(dataset.info, TensorRows):
+            total = dataset.info.length
+        else:
+            user = dataset.module.user_class if dataset.module is not None else None
+            method = user.methods.get("__len__") if user is not None else None
+            if method is None:
+                return None
+            found = self.call_local(Val(Grad.NONE, Ty.FUNC, info=method, module=dataset.module), node, [], {})
+            total = found.lit[0] if found.ty is Ty.NUMBER and found.lit is not None else None
+        if type(total) is not int or total < 1:
+            return None
+        if total % batch == 0 or (drop is not None and drop.truth and total >= batch):
+            return batch
+        return total if total < batch else None
+
+    def tensor_dataset(self, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
+        """`TensorDataset(x, y)`: sample i is the tuple of each tensor's row i."""
+        self.escape(args, kwargs)
+        dataset = Val(Grad.NONE, Ty.OTHER)
+        if kwargs or not args or any(isinstance(a, ast.Starred) for a in node.args):
+            return dataset
+        rows = []
+        lengths = set()
+        for tensor in args:
+            if not tensor.is_tensor or tensor.grad is not Grad.NONE:
+                return dataset
+            shape = tensor.shape[1:] if tensor.shape else None
+            lengths.add(tensor.shape[0] if tensor.shape else None)
+            rows.append(Val(Grad.NONE, Ty.TENSOR, shape=shape, cause=tensor.cause))
+        length = lengths.pop() if len(lengths) == 1 else None
+        return dataset.with_(info=TensorRows(tuple(rows), length))
 
     def set_training(self, inst: ModuleInst, mode: Val) -> None:
         """`model.train(mode)` / `model.eval()`: the module and every module under it, in this state."""
@@ -4364,6 +4414,19 @@ _PLAIN_LOADER_OPTIONS = frozenset(
 _AN_INT = "a Python int"  # the `info` of a number known to be an int (the index a sampler gives)
 
 
+_TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
+
+
+class TensorRows:
+    """What a `TensorDataset` gives for one index: a row of each of its tensors."""
+
+    __slots__ = ("rows", "length")
+
+    def __init__(self, rows: tuple[Val, ...], length: int | None) -> None:
+        self.rows = rows
+        self.length = length  # how many samples (the tensors' first size), when known
+
+
 class Batches:
     """What a `DataLoader` over a dataset of the program yields: one collated batch."""
 
@@ -4373,19 +4436,20 @@ class Batches:
         self.batch = batch
 
 
-def _collated(sample: Val) -> Val | None:
+def _collated(sample: Val, rows: int | None = None) -> Val | None:
     """What torch's default collation makes of samples like this one: a tensor (or a number) gains a
-    first dimension of unknown size, a dict keeps its keys, a tuple or list becomes a list of the
-    collated fields; None when that is not known (a tensor with a graph, an object)."""
+    first dimension (of ``rows`` when every batch has that many samples), a dict keeps its keys, a
+    tuple or list becomes a list of the collated fields; None when that is not known (a tensor with
+    a graph, an object)."""
     if sample.ty is Ty.TENSOR and sample.grad is Grad.NONE:
-        shape = (None, *sample.shape) if sample.shape is not None else None
+        shape = (rows, *sample.shape) if sample.shape is not None else None
         # No identity: each iteration binds another batch (an in-place change of one is not of the
         # tensor an earlier iteration's graph saved).
         return Val(Grad.NONE, Ty.TENSOR, shape=shape, cause=sample.cause)
     if sample.ty is Ty.NUMBER and sample.truth is None and not isinstance(_lit(sample), str):
-        return Val(Grad.NONE, Ty.TENSOR, shape=(None,))
+        return Val(Grad.NONE, Ty.TENSOR, shape=(rows,))
     if sample.ty in (Ty.TUPLE, Ty.LIST, Ty.DICT) and sample.elts is not None:
-        fields = [_collated(e) for e in sample.elts]
+        fields = [_collated(e, rows) for e in sample.elts]
         if any(f is None for f in fields):
             return None
         kept = tuple(f for f in fields if f is not None)
