@@ -3496,47 +3496,6 @@ def test_a_dict_updated_with_a_dict_of_known_keys_keeps_them(kept: str, line: in
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG301", line)] if line else [])
 
 
-@pytest.mark.parametrize(("inside", "line"), [(False, 8), (True, None)])
-def test_a_graph_built_before_a_loop_whose_backward_runs_every_fourth_iteration(
-    inside: bool, line: int | None
-) -> None:
-    """`feats` built before `for t in range(8)` whose backward runs when `(t + 1) % 4 == 0`: the
-    backward at t=3 frees its graph, the one at t=7 raises (torch 2.13). The loop is one loop run
-    again, not a sequence of distinct losses, so it is GG103 and told without "second iteration";
-    computed inside the loop it is clean and trains."""
-    build = "feats = enc(x)"
-    source = textwrap.dedent(
-        f"""\
-        import torch
-        import torch.nn as nn
-
-        enc = nn.Linear(3, 3)
-        head = nn.Linear(3, 1)
-        opt = torch.optim.SGD([*enc.parameters(), *head.parameters()], lr=0.1)
-        x = torch.randn(2, 3)
-        {"" if inside else build}
-        total = 0
-        for t in range(8):
-            {build if inside else "pass"}
-            total = total + head(feats).pow(2).mean()
-            if (t + 1) % 4 == 0:
-                opt.zero_grad()
-                total.backward()
-                opt.step()
-                total = 0
-        """
-    )
-    (result,) = run_snippets([Snippet(source, ("enc.weight.grad is not None",))])
-    if line is not None:
-        assert result.error is not None and result.error.startswith("RuntimeError: Trying to backward")
-    else:
-        assert result.error is None and result.effects == {"enc.weight.grad is not None": True}
-    findings = analyze(source)
-    assert [(f.code, f.span.line) for f in findings] == ([("GG103", line)] if line else [])
-    if line:
-        assert "the first time it runs, so its next run raises" in findings[0].message
-
-
 @pytest.mark.parametrize(
     ("batch", "reduce", "line"),
     [("16", "", 14), ("16", ".mean()", None), ("16, drop_last=True", "", 14), ("10", "", None)],

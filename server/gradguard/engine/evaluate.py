@@ -4449,6 +4449,8 @@ def _collated(sample: Val, rows: int | None = None) -> Val | None:
     if sample.ty is Ty.NUMBER and sample.truth is None and not isinstance(_lit(sample), str):
         return Val(Grad.NONE, Ty.TENSOR, shape=(rows,))
     if sample.ty in (Ty.TUPLE, Ty.LIST, Ty.DICT) and sample.elts is not None:
+        if sample.ty is Ty.DICT and sample.keys is None:
+            return None
         fields = [_collated(e, rows) for e in sample.elts]
         if any(f is None for f in fields):
             return None

@@ -1826,21 +1826,19 @@ class Interpreter(Evaluator):
     def store_nested(self, node: ast.Subscript, new: Val) -> None:
         """`meters[tag][name] = meter`: the inner container changed, so every container on the way
         to the name or attribute holding the outermost one is stored again with it (a dict of dicts
-        of known keys stays known). A container on the way that is not one of known elements takes
-        nothing: its values are then no longer known."""
+        of known keys stays known; a key not known keeps only what holds of every value)."""
         st = self.st
         while st is not None:
             outer = self.peek(node.value)
-            if outer.ty not in (Ty.LIST, Ty.DICT) or outer.elts is None:
-                new = UNKNOWN
-            else:
-                new = _store_item(outer, self.key_node(node.slice), new)
+            if outer.ty not in (Ty.LIST, Ty.DICT):
+                return  # an item of a tensor or an object: not followed here
+            new = _store_item(outer, self.key_node(node.slice), new)
             if isinstance(node.value, ast.Subscript):
                 node = node.value
                 continue
             path = self.path_of(node.value)
-            if path is not None and outer.ty in (Ty.LIST, Ty.DICT):
-                st.env[path] = new if new is not UNKNOWN else Val(Grad.NONE, outer.ty)
+            if path is not None:
+                st.env[path] = new
             return
 
     def retag_tensor(self, tensor: Val, grad: Grad) -> None:
