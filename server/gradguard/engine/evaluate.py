@@ -4446,7 +4446,7 @@ def _collated(sample: Val, rows: int | None = None) -> Val | None:
         # No identity: each iteration binds another batch (an in-place change of one is not of the
         # tensor an earlier iteration's graph saved).
         return Val(Grad.NONE, Ty.TENSOR, shape=shape, cause=sample.cause)
-    if sample.ty is Ty.NUMBER and sample.truth is None and not isinstance(_lit(sample), str):
+    if sample.ty is Ty.NUMBER and sample.truth is None:
         return Val(Grad.NONE, Ty.TENSOR, shape=(rows,))
     if sample.ty in (Ty.TUPLE, Ty.LIST, Ty.DICT) and sample.elts is not None:
         if sample.ty is Ty.DICT and sample.keys is None:
@@ -4459,10 +4459,6 @@ def _collated(sample: Val, rows: int | None = None) -> Val | None:
             return Val(Grad.NONE, Ty.DICT, elts=kept, keys=sample.keys)
         return Val(Grad.NONE, Ty.LIST, elts=kept)
     return None
-
-
-def _lit(val: Val) -> object:
-    return val.lit[0] if val.lit is not None else None
 
 
 class ParserSpec:

@@ -1305,18 +1305,17 @@ class Interpreter(Evaluator):
         """Does an arm the loop takes by its counter run the backward (`if (t + 1) % k == 0:
         loss.backward()`)? Two iterations would stand for none of the ones it runs in: over a short
         known range each number gets its iteration, as for a loop that runs no backward."""
-        found = self._loop_facts.get((id(loop), "gates"))
-        if found is None:
-            name = loop.target.id if isinstance(loop.target, ast.Name) else None
-            found = name is not None and any(
-                isinstance(n, ast.If)
-                and any(isinstance(r, ast.Name) and r.id == name for r in ast.walk(n.test))
-                and (self.arm_backprops(n.body) or self.arm_backprops(n.orelse))
-                for stmt in loop.body
-                for n in ast.walk(stmt)
-            )
-            self._loop_facts[(id(loop), "gates")] = found
-        return found
+        return self.loop_fact(loop, self._backprops_by_counter)
+
+    def _backprops_by_counter(self, loop: ast.For | ast.AsyncFor) -> bool:
+        name = loop.target.id if isinstance(loop.target, ast.Name) else None
+        return name is not None and any(
+            isinstance(n, ast.If)
+            and any(isinstance(r, ast.Name) and r.id == name for r in ast.walk(n.test))
+            and (self.arm_backprops(n.body) or self.arm_backprops(n.orelse))
+            for stmt in loop.body
+            for n in ast.walk(stmt)
+        )
 
     def range_length(self, it: ast.expr) -> int | None:
         """How often `range(...)` of known numbers runs."""

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ..record import field, record
 
 if TYPE_CHECKING:
+    from ..engine.state import BackwardRun
     from ..findings import FixRef
     from ..observations import Context
 
@@ -72,3 +73,10 @@ def retain_fix(ctx: Context, code: str, first_backward: ast.Call) -> FixRef:
     """retain_graph=True on the first backward: the second pass then finds the buffers kept."""
     span = ctx.span(first_backward)
     return ctx.fix(code, "retain-graph", "set-keyword", call=span, name="retain_graph", value="True")
+
+
+def gated(run: BackwardRun) -> bool:
+    """Does this (failing) backward run later than in the second iteration of a loop: one followed
+    number by number whose backward runs every k-th iteration (`if (t + 1) % 4 == 0:`)? Then "the
+    next iteration" is not where it fails, and a fix at the loop's top would cut its k-step chunks."""
+    return any(iteration > 2 for _, iteration in run.ipath)

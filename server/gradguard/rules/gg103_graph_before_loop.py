@@ -74,14 +74,11 @@ on the backward in the loop: GG101 reports that loop, on that backward.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..findings import FixRef
 from ..observations import Context, StaleGraphReused
-from .base import UNSAFE, Invalid, Rule, Valid
-
-if TYPE_CHECKING:
-    from ..engine.state import BackwardRun
+from .base import UNSAFE, Invalid, Rule, Valid, gated
 
 RULE = Rule(
     code="GG103",
@@ -283,14 +280,9 @@ def check_stale(ctx: Context, seen: StaleGraphReused) -> None:
     }
     if seen.earlier:
         fields["freed_line"] = seen.first.call.lineno
-    variant = "earlier-loop" if seen.earlier else "gated" if _gated(seen.run) else None
+    variant = "earlier-loop" if seen.earlier else "gated" if gated(seen.run) else None
     ctx.add("GG103", seen.anchor, fields, list(seen.related), fixes, seen.chain, variant=variant)
 
 
 CHECKS = {StaleGraphReused: check_stale}
 
-
-def _gated(run: BackwardRun) -> bool:
-    """Does the failing backward run later than in the second iteration (a loop followed number by
-    number whose backward runs every k-th)? Then "the second iteration" would not be the one."""
-    return any(iteration > 2 for _, iteration in run.ipath)

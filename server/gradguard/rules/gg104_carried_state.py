@@ -81,7 +81,7 @@ import ast
 
 from ..findings import FixRef, Related
 from ..observations import CarriedInAttribute, CarriedState, Context, FlagOnNonLeaf
-from .base import UNSAFE, Invalid, Rule, Valid, listed
+from .base import UNSAFE, Invalid, Rule, Valid, gated, listed
 
 RULE = Rule(
     code="GG104",
@@ -445,14 +445,13 @@ def check_carried(ctx: Context, seen: CarriedState) -> None:
     top when the engine found it safe."""
     names = seen.names
     fixes: list[FixRef] = []
-    # Carried past a backward that runs every k-th iteration: a detach at the loop's top would cut
-    # the k-step chunks that gate asks for, so none is written.
-    gated = seen.step is None and any(iteration > 2 for _, iteration in seen.run.ipath)
-    if seen.detach is not None and not gated:
+    # Carried past a backward that runs every k-th iteration: the detach goes right after it.
+    chunked = seen.step is None and gated(seen.run)
+    if seen.detach is not None and not chunked:
         top = ctx.span(seen.loop)
         fixes.append(ctx.fix("GG104", "detach-carried", "insert-loop-top", loop=top, text=seen.detach))
     stmt = seen.run.stmt
-    if seen.detach is not None and gated and stmt is not None and _inside(stmt, seen.loop):
+    if seen.detach is not None and chunked and stmt is not None and _inside(stmt, seen.loop):
         # Right after that backward, in the loop's own code: the next chunk starts from a leaf.
         after = ctx.span(stmt)
         detach = seen.detach
@@ -463,7 +462,7 @@ def check_carried(ctx: Context, seen: CarriedState) -> None:
         "backward_line": seen.run.call.lineno,
     }
     variant = "several" if len(names) > 1 else None
-    if gated:
+    if chunked:
         variant = "several-gated" if len(names) > 1 else "gated"
     if seen.step is not None:
         fields["step_line"] = getattr(seen.step, "lineno", "?")
