@@ -3533,3 +3533,103 @@ def test_batches_of_a_tensor_dataset_have_their_size_when_it_divides(
             "RuntimeError: grad can be implicitly created only for scalar outputs"
         )
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG109", line)] if line else [])
+
+
+def test_a_name_rebound_cut_at_the_loop_top_is_not_the_stale_one() -> None:
+    """`u = u.clone().detach()` at the top of the loop makes `u` a fresh leaf every iteration: the
+    graph the second backward meets freed is the one `c` holds (torch 2.13 raises), so GG103 names
+    `c`, not `u`, whose later reads see the new value."""
+    source = textwrap.dedent(
+        """\
+        import torch
+
+        w = torch.ones(4, requires_grad=True)
+        u, c = (w * w).chunk(2)
+        for i in range(2):
+            u = u.clone().detach()
+            u.requires_grad = True
+            loss = (u * c).sum()
+            loss.backward()
+        """
+    )
+    (result,) = run_snippets([Snippet(source, ())])
+    assert result.error is not None and result.error.startswith(
+        "RuntimeError: Trying to backward through the graph a second time"
+    )
+    (finding,) = analyze(source)
+    assert (finding.code, finding.span.line) == ("GG103", 4)
+    assert finding.message.startswith("`c` was computed on line 4")
+
+
+_SHUFFLED = "random.shuffle(buf.logprobs)\n" + " " * 16
+
+
+@pytest.mark.parametrize(
+    ("walk", "tail", "collect_each_epoch", "epochs", "line"),
+    [
+        ("for logp, r in zip(buf.logprobs, buf.rewards):", "", False, 3, 19),
+        ("for logp in buf.logprobs:\n                    r = 1.0", "", False, 3, 19),
+        ("for logp, r in zip(buf.logprobs, buf.rewards):", "", True, 3, None),
+        ("for logp, r in zip(buf.logprobs, buf.rewards):", "", False, 1, None),
+        # Shuffled, then walked in part: the elements epoch 2 reaches need not be those epoch 1 freed.
+        (_SHUFFLED + "for logp in buf.logprobs[:1]:\n                    r = 1.0", "", False, 3, None),
+        (_SHUFFLED + "for logp in buf.logprobs:\n                    r = 1.0", "break", False, 3, None),
+    ],
+)
+def test_a_buffer_of_graphs_walked_again_by_every_epoch(
+    walk: str, tail: str, collect_each_epoch: bool, epochs: int, line: int | None
+) -> None:
+    """A rollout buffer holds one log-probability per step, each with its own graph. An update
+    walking the buffer backpropagates each once; the next epoch walks it again and meets graphs the
+    first freed (torch 2.13 raises). Filled anew every epoch, or walked once, it runs clean: one
+    element's backward never frees another's graph."""
+    pad = "\n" + " " * 16
+    collect = f"buf = Buffer(){pad}collect(buf, 8){pad}" if collect_each_epoch else ""
+    source = textwrap.dedent(
+        f"""\
+        import random
+        import torch
+        import torch.nn as nn
+
+        random.seed(0)
+        policy = nn.Linear(4, 2)
+        opt = torch.optim.Adam(policy.parameters(), lr=1e-3)
+
+
+        class Buffer:
+            def __init__(self):
+                self.logprobs = []
+                self.rewards = []
+
+
+        def collect(buf, n):
+            for t in range(n):
+                s = torch.randn(4)
+                logp = torch.log_softmax(policy(s), -1)[0]
+                buf.logprobs.append(logp)
+                buf.rewards.append(1.0)
+
+
+        def update(buf):
+            for _ in range({epochs}):
+                {collect}{walk}
+                    loss = -logp * r
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    {tail}
+
+
+        buf = Buffer()
+        collect(buf, 8)
+        update(buf)
+        """
+    )
+    (result,) = run_snippets([Snippet(source, ("policy.weight.grad is not None",))])
+    if line is None:
+        assert result.error is None and result.effects == {"policy.weight.grad is not None": True}
+    else:
+        assert result.error is not None and result.error.startswith(
+            "RuntimeError: Trying to backward through the graph a second time"
+        )
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG103", line)] if line else [])

@@ -147,6 +147,7 @@ class Evaluator:
         self.seq = 0
         self.inlines = 0
         self._element_names: dict[int, frozenset[str]] = {}  # per loop: see _element_names
+        self._element_sites: dict[tuple[frozenset[Site], int, int], Site] = {}  # see element_graphs
         self._lambdas: dict[int, ast.FunctionDef] = {}  # per lambda: see lambda_function
         self._factory_calls: dict[int, ast.Call] = {}  # per subscript: see default_entry
         # Arms of `if`s of other modules whose condition is unknown, entered now: what runs there
@@ -2244,6 +2245,60 @@ class Evaluator:
     def one_element(self, seq: Val) -> Val:
         """One element of a sequence, for code that takes them one at a time (a loop, ``l[i]``)."""
         return _element(seq, {id(f.node): f.iteration for f in self.loops})
+
+    def raw_element(self, it: Val, node: ast.expr) -> Val | None:
+        """What a loop over ``node`` binds, before ``one_element`` drops the graph nodes each
+        element made in the loop that filled the list: for a list (a name or an attribute, not a
+        slice) summarised by one element, and `zip`/`enumerate` of such lists. None for anything
+        else."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+            if node.func.id in ("zip", "enumerate") and node.args:
+                if any(isinstance(a, ast.Starred) for a in node.args):
+                    return None
+                parts = [self.raw_element(self.peek(a), a) or UNKNOWN for a in node.args]
+                if node.func.id == "enumerate":
+                    parts = [NUMBER, parts[0]]
+                return Val(Grad.NONE, Ty.TUPLE, elts=tuple(parts))
+            return None
+        if isinstance(node, (ast.Name, ast.Attribute)) and it.ty is Ty.LIST and it.elts is None:
+            return it.item
+        return None
+
+    def element_graphs(self, val: Val, raw: Val, loop: ast.AST, iteration: int, depth: int = 3) -> Val:
+        """``val``, what iteration ``iteration`` of ``loop`` binds from a list filled in an earlier
+        loop, with a node standing for that element's own graph where every element's graph saves
+        tensors (the nodes ``one_element`` dropped, which differ from element to element).
+
+        The node is the same each time this loop reaches the same iteration over the same list (an
+        epoch loop walking a rollout buffer again meets the graphs its first pass freed), and another
+        for another iteration or another loop, so no backward of one element frees another's. The
+        loop must walk the whole list (no `break` or `return`): a list reordered between two walks
+        (`random.shuffle`) binds other elements at the same iteration, all of which the first walk
+        freed only if it went through them all."""
+        dropped = frozenset(s for s in raw.sites if s not in val.sites)
+        if any(s.saves for s in dropped):
+            key = (dropped, id(loop), iteration)
+            site = self._element_sites.get(key)
+            if site is None:
+                last = max(dropped, key=lambda s: s.seq)
+                active = {id(f.node): f.iteration for f in self.loops}
+                prefix = []
+                for entry in last.ipath:
+                    if active.get(entry[0]) != entry[1]:
+                        break
+                    prefix.append(entry)
+                prefix.append((id(loop), iteration))
+                site = Site(last.node, last.stmts, True, tuple(prefix))
+                site.binding = last.binding
+                site.seq = last.seq
+                self._element_sites[key] = site
+            val = val.with_(sites=val.sites | {site})
+        if depth > 0 and val.elts is not None and raw.elts is not None and len(val.elts) == len(raw.elts):
+            pairs = zip(val.elts, raw.elts, strict=True)
+            elts = tuple(self.element_graphs(v, r, loop, iteration, depth - 1) for v, r in pairs)
+            if any(a is not b for a, b in zip(elts, val.elts, strict=True)):
+                val = val.with_(elts=elts)
+        return val
 
     def local_loop(self) -> LoopFrame | None:
         """The innermost loop, if it is in the function running now. A local name lives for one

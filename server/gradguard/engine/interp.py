@@ -1178,11 +1178,14 @@ class Interpreter(Evaluator):
             self.each_element(node, layers, elem, every=True)
             return
         counter = self.counter(node.iter)
+        raw = self.raw_element(iter_val, node.iter) if not _leaves_early(node) else None
 
         def head() -> None:
             # The loop's iterations are followed one by one: iteration k of `range`/`enumerate`
             # binds its k-th number (`if step == 0:` then takes one arm in each).
             val = elem
+            if raw is not None:
+                val = self.element_graphs(val, raw, node, self.loops[-1].iteration)
             if counter is not None:
                 start, stride, paired = counter
                 number = Val(Grad.NONE, Ty.NUMBER, lit=(start + (self.loops[-1].iteration - 1) * stride,))
@@ -2379,6 +2382,23 @@ def _summarise_grown_lists(start: dict[str, Val], st: State) -> None:
         ):
             item = elements(val)
             st.env[key] = val.with_(elts=None, item=item if item is not EMPTY else None)
+
+
+def _leaves_early(loop: ast.For | ast.AsyncFor) -> bool:
+    """Can the loop stop before its last element: a `break` of its own, or a `return`?"""
+    todo: list[ast.AST] = [*loop.body, *loop.orelse]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Return, ast.Break)):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            # An inner loop's `break` ends the inner loop only; a `return` in it ends this one too.
+            todo.extend(n for n in ast.walk(node) if isinstance(n, ast.Return))
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _reset_every_iteration(body: list[ast.stmt]) -> set[str]:

@@ -1814,10 +1814,20 @@ def name_loads(stmt: ast.AST, name: str, skip: set[int]) -> Iterator[ast.Name]:
 
 
 def _carrying_read(loop: ast.AST, name: str) -> ast.Name | None:
-    """The first read of ``name`` in the loop body that is not only cut (`.item()`, `.detach()`)."""
-    reads = [n for stmt in getattr(loop, "body", []) for n in name_loads(stmt, name, set())]
-    reads.sort(key=lambda n: (n.lineno, n.col_offset))
-    return next((n for n in reads if not _cut_at(loop, n)), None)
+    """The first read of ``name`` in the loop body that is not only cut (`.item()`, `.detach()`).
+    None after a statement of the body binds ``name`` again (`x = x.clone().detach()`): the reads
+    after it see the new value, not the one the loop began with."""
+    for stmt in getattr(loop, "body", []):
+        reads = sorted(name_loads(stmt, name, set()), key=lambda n: (n.lineno, n.col_offset))
+        found = next((n for n in reads if not _cut_at(loop, n)), None)
+        if found is not None:
+            return found
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and any(
+            isinstance(t, ast.Name) and t.id == name
+            for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+        ):
+            return None
+    return None
 
 
 def _first_read(loop: ast.AST, name: str) -> ast.Name | None:
