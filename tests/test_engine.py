@@ -3633,3 +3633,165 @@ def test_a_buffer_of_graphs_walked_again_by_every_epoch(
             "RuntimeError: Trying to backward through the graph a second time"
         )
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG103", line)] if line else [])
+
+
+@pytest.mark.parametrize(("where", "line"), [("no_grad", 20), ("grad", None)])
+def test_a_loss_module_over_embeddings_computed_under_no_grad(where: str, line: int | None) -> None:
+    """A loss module without parameters returns a loss built from its inputs only: from embeddings
+    computed under no_grad it has no graph, and `backward()` raises (torch 2.13); the cut is the
+    `with` block, still the reason after the module's forward."""
+    forward = "with torch.no_grad():\n        e = model(x)" if where == "no_grad" else "e = model(x)"
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+
+        class PairLoss(nn.Module):
+            def forward(self, a, b):
+                return F.mse_loss(a @ a.t(), b @ b.t())
+
+
+        model = nn.Linear(4, 3)
+        teacher = nn.Linear(4, 3)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        x = torch.randn(5, 4)
+        with torch.no_grad():
+            t = teacher(x)
+        {forward}
+        loss = PairLoss()(e, t)
+        loss.backward()
+        """
+    ).replace("{forward}", forward)
+    (result,) = run_snippets([Snippet(source, ("model.weight.grad is not None",))])
+    if line is None:
+        assert result.error is None and result.effects == {"model.weight.grad is not None": True}
+    else:
+        assert result.error is not None and result.error.startswith(
+            "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
+        )
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG106", line)] if line else [])
+
+
+@pytest.mark.parametrize(("reduce", "line"), [("", 18), (".sum()", None)])
+def test_a_class_score_gathered_per_image_after_adaptive_pooling(reduce: str, line: int | None) -> None:
+    """`F.adaptive_avg_pool2d(h, 1).flatten(1)` of a (4, 8, 8, 8) batch is (4, 8); the score each
+    image's top class gets (`gather` at the `max(1)` indices, squeezed) has 4 elements, so its
+    `backward()` raises (torch 2.13); summed, it runs."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 8, 3, padding=1)
+                self.fc = nn.Linear(8, 5)
+
+            def forward(self, x):
+                return self.fc(F.adaptive_avg_pool2d(F.relu(self.conv(x)), 1).flatten(1))
+
+
+        net = Net()
+        logit = net(torch.rand(4, 3, 8, 8))
+        logit.gather(1, logit.max(1)[-1].unsqueeze(1)).squeeze(1){reduce}.backward()
+        """
+    )
+    (result,) = run_snippets([Snippet(source, ("net.fc.weight.grad is not None",))])
+    if line is None:
+        assert result.error is None and result.effects == {"net.fc.weight.grad is not None": True}
+    else:
+        assert result.error is not None and result.error.startswith(
+            "RuntimeError: grad can be implicitly created only for scalar outputs"
+        )
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG109", line)] if line else [])
+
+
+def test_a_list_of_hidden_states_from_a_forward_is_the_stale_value() -> None:
+    """One forward returns the hidden state of every layer (a list filled in its loop over the
+    layers); a loop then backpropagates a loss per layer, and the second meets the graph the first
+    freed (torch 2.13 raises). The value the loop reuses is that list, and the statement to change
+    is the model's call before the loop, not a line of its forward."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed = nn.Embedding(10, 4)
+                self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])
+
+            def forward(self, ids):
+                h = self.embed(ids)
+                states = [h]
+                for layer in self.layers:
+                    h = torch.tanh(layer(h))
+                    states.append(h)
+                return states
+
+
+        model = Encoder()
+        outputs = model(torch.randint(0, 10, (3,)))
+        for k in range(1, 3):
+            loss = outputs[k].pow(2).mean()
+            loss.backward()
+        """
+    )
+    (result,) = run_snippets([Snippet(source, ())])
+    assert result.error is not None and result.error.startswith(
+        "RuntimeError: Trying to backward through the graph a second time"
+    )
+    (finding,) = analyze(source)
+    assert (finding.code, finding.span.line) == ("GG103", 21)
+    assert finding.message.startswith("`outputs` was computed on line 21")
+
+
+@pytest.mark.parametrize(("detach", "line"), [("", 17), (".detach()", None)])
+def test_an_object_indexed_through_its_own_getitem(detach: str, line: int | None) -> None:
+    """`frame[idx]` of a dataclass with a `__getitem__` runs that method: rows of a column embedded
+    once, with grad, before the loop reach every iteration's loss, and the second backward meets
+    the embedding's freed graph (torch 2.13 raises); detached, the loop runs."""
+    source = textwrap.dedent(
+        f"""\
+        from dataclasses import dataclass
+
+        import torch
+        import torch.nn as nn
+
+
+        @dataclass
+        class Frame:
+            text: torch.Tensor
+            y: torch.Tensor
+
+            def __getitem__(self, idx):
+                return Frame(self.text[idx], self.y[idx])
+
+
+        embedding = nn.Embedding(16, 4)
+        frame = Frame(embedding(torch.randint(0, 16, (8,))){detach}, torch.randn(8))
+        head = nn.Linear(4, 1)
+        opt = torch.optim.SGD(head.parameters(), lr=0.1)
+        for idx in torch.arange(8).split(4):
+            part = frame[idx]
+            loss = (head(part.text).squeeze(1) - part.y).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """
+    )
+    (result,) = run_snippets([Snippet(source, ("head.weight.grad is not None",))])
+    if line is None:
+        assert result.error is None and result.effects == {"head.weight.grad is not None": True}
+    else:
+        assert result.error is not None and result.error.startswith(
+            "RuntimeError: Trying to backward through the graph a second time"
+        )
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG103", line)] if line else [])

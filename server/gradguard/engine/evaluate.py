@@ -730,6 +730,13 @@ class Evaluator:
         ):
             child = base.module.children.get(str(node.slice.value))
             return Val(Grad.NONE, Ty.MODULE, module=child) if child is not None else UNKNOWN
+        user = base.module.user_class if base.module is not None and base.ty is not Ty.MODULE else None
+        if user is not None and isinstance(node.ctx, ast.Load) and "__getitem__" in user.methods:
+            # `frame[idx]` of an object of a class of the program: its `__getitem__`, run here.
+            method = user.methods["__getitem__"]
+            if self.can_inline(method):
+                receiver = Val(Grad.NONE, Ty.OTHER, module=base.module)
+                return self.inline(method, [receiver, sliced], {}, None, self_inst=None)
         if isinstance(base.info, DefaultFactory) and isinstance(node.ctx, ast.Load):
             made = self.default_entry(node, base, key)
             if made is not None:
@@ -2487,7 +2494,13 @@ class Evaluator:
                 if name in ("max", "min", "median", "mode")
                 else None,
             )
-            indices = Val(Grad.NONE, Ty.TENSOR, obj=object(), cause=(f"`.{name}()` indices", node))
+            indices = Val(
+                Grad.NONE,
+                Ty.TENSOR,
+                obj=object(),
+                shape=values.shape,  # one index per value
+                cause=(f"`.{name}()` indices", node),
+            )
             return Val(Grad.NONE, Ty.TUPLE, elts=(values, indices))
         if name in ("chunk", "split", "unbind", "tensor_split"):
             # Views of the input, one per piece (how many is known for `chunk(n)` only).
@@ -2560,6 +2573,9 @@ class Evaluator:
             given = wanted.elts if wanted is not None and wanted.elts is not None else ()
             dims = [e.lit[0] if e.lit is not None and type(e.lit[0]) is int else None for e in given]
             shape = (*recv.shape[:2], *(dims if len(dims) == spatial else [None] * spatial))
+        elif name in _ADAPTIVE_POOLS and recv.shape and "return_indices" not in kwargs:
+            size = args[0] if args else kwargs.get("output_size")
+            shape = _adaptive_pool_shape(int(name[-2]), recv.shape, size)
         elif name == "gather" and (len(args) >= 2 or "index" in kwargs):
             shape = (args[1] if len(args) >= 2 else kwargs["index"]).shape  # the index's shape
         elif name in _SHAPE_METHODS:
@@ -3285,10 +3301,12 @@ class Evaluator:
                 if (
                     inner.grad is Grad.NONE
                     and inner.cause is not None
+                    and not _cuts(inner.cause)
                     and any(a.cause == inner.cause for a in args)
                 ):
                     # Its input came back without a graph (a stub's `return x`): nothing was cut,
-                    # and what made the input (`torch.from_numpy(z)`) is no reason to tell.
+                    # and what made the input (`torch.from_numpy(z)`) is no reason to tell. An
+                    # input cut from its graph (computed under no_grad, detached) is still the reason.
                     inner = inner.with_(cause=None)
                 return _add_site(inner, marker)
         shape = shp.module_shape(inst, x.shape)
@@ -4788,6 +4806,36 @@ def _data_shape(val: Val) -> shp.Shape | None:
         assert first is not None
         return (len(val.elts), *first)
     return None
+
+
+_ADAPTIVE_POOLS = frozenset(
+    f"adaptive_{kind}_pool{k}d" for kind in ("avg", "max") for k in (1, 2, 3)
+)
+
+
+def _adaptive_pool_shape(k: int, shape: shp.Shape, size: Val | None) -> shp.Shape | None:
+    """`F.adaptive_avg_pool2d(x, s)`: the leading sizes stay, the last ``k`` become ``s`` (an int
+    for all of them, or one per dimension, `None` keeping the input's)."""
+    if size is None or len(shape) not in (k + 1, k + 2):
+        return None
+    given = size.elts if size.elts is not None else (size,) * k
+    if len(given) != k:
+        return None
+    dims: list[shp.Dim] = []
+    for i, v in enumerate(given):
+        if v.is_none_literal:
+            dims.append(shape[len(shape) - k + i])
+        elif v.lit is not None and type(v.lit[0]) is int:
+            dims.append(v.lit[0])
+        else:
+            dims.append(None)
+    return (*shape[: len(shape) - k], *dims)
+
+
+def _cuts(cause: tuple[str, ast.AST]) -> bool:
+    """Does this cause cut a value off a graph it had or would have had (no_grad, `.detach()`,
+    `.item()`, `.data`), rather than make a value that never had one (`torch.from_numpy`)?"""
+    return cause[0] in (NO_GRAD_CAUSE, "`.detach()`", "`.detach_()`", "`.item()`", "`.data`")
 
 
 def _add_site(val: Val, marker: Site) -> Val:

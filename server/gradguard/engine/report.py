@@ -1091,11 +1091,12 @@ class Reporter:
                 continue
             if len(root.stmts) > 1:
                 # Not in a helper the loop runs too (`extract_features` for the target and for each
-                # step's output): changed there, it would cut the loop's own graph as well.
+                # step's output): changed there, it would cut the loop's own graph as well. Nor in
+                # a module's forward: the call of the model is what runs before the loop.
                 if run_in_loop is None:
                     run_in_loop = self.functions_run_in(loop.node)
                 func = self._function_of(stmt)
-                if func is not None and func.name in run_in_loop:
+                if func is not None and (func.name in run_in_loop or func.name == "forward"):
                     continue
             return stmt
         return None
@@ -1799,10 +1800,15 @@ def _differing_loop(a: tuple[tuple[int, int], ...], b: tuple[tuple[int, int], ..
     return None
 
 
-def _reaches(val: Val, site: Site) -> bool:
-    if site in val.sites:
+def _reaches(val: Val, site: Site, depth: int = 4) -> bool:
+    """Does ``val`` hold the graph node ``site``: itself, or in what it contains (its elements, or
+    the nodes a list filled in a loop holds)?"""
+    if site in val.sites or site in val.held:
         return True
-    return bool(val.elts) and any(_reaches(e, site) for e in val.elts or ())
+    if depth <= 0:
+        return False
+    inner = (*(val.elts or ()), *((val.item,) if val.item is not None else ()))
+    return any(_reaches(e, site, depth - 1) for e in inner)
 
 
 def name_loads(stmt: ast.AST, name: str, skip: set[int]) -> Iterator[ast.Name]:
