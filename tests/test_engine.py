@@ -3795,3 +3795,30 @@ def test_an_object_indexed_through_its_own_getitem(detach: str, line: int | None
             "RuntimeError: Trying to backward through the graph a second time"
         )
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG103", line)] if line else [])
+
+
+@pytest.mark.parametrize(("create", "line"), [("", 6), (", create_graph=True", None)])
+def test_a_hessian_vector_product_over_several_weights(create: str, line: int | None) -> None:
+    """`grad(grads, Ws, v)` over the gradients of several weights: taken without
+    `create_graph=True` they have no graph, and the pass raises at the first of them ("element 0
+    of tensors", torch 2.13); with it the product is computed."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        from torch.autograd import grad
+
+        Ws = [torch.randn(3, requires_grad=True), torch.randn(2, requires_grad=True)]
+        loss = (Ws[0] ** 3).sum() + (Ws[1] ** 2).sum()
+        grads = grad(loss, Ws{create})
+        v = [torch.randn(3), torch.randn(2)]
+        hv = grad(grads, Ws, v)
+        """
+    )
+    (result,) = run_snippets([Snippet(source, ("hv[0] is not None",))])
+    if line is None:
+        assert result.error is None and result.effects == {"hv[0] is not None": True}
+    else:
+        assert result.error is not None and result.error.startswith(
+            "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
+        )
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG202", line)] if line else [])

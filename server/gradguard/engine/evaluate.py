@@ -3692,6 +3692,9 @@ class Evaluator:
                     taints=frozenset().union(*(v.taints for v in tensors)),
                 )
                 self.backward(node, combined, None, kind="grad" if name == "grad" else "backward")
+            elif tensors[0].grad is Grad.NONE:
+                # The first output has no graph: the pass raises at it ("element 0 of tensors").
+                self.backward(node, tensors[0], target, kind="grad" if name == "grad" else "backward")
         elif tensors:
             self.backward(node, tensors[0], target, kind="grad" if name == "grad" else "backward")
         if name == "backward":
