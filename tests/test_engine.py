@@ -3822,3 +3822,36 @@ def test_a_hessian_vector_product_over_several_weights(create: str, line: int | 
             "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
         )
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG202", line)] if line else [])
+
+
+@pytest.mark.parametrize(("reduce", "line"), [("", 14), (".mean()", None)])
+def test_features_computed_under_no_grad_keep_their_shape(reduce: str, line: int | None) -> None:
+    """`feats = backbone(x)` under no_grad is (8, 16) as it would be with grad: the head's
+    `reduction="none"` loss over it has 8 elements, and its `backward()` raises (torch 2.13)."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+
+        backbone = nn.Linear(10, 16)
+        head = nn.Linear(16, 3)
+        crit = nn.CrossEntropyLoss(reduction="none")
+        opt = torch.optim.SGD(head.parameters(), lr=0.1)
+        x = torch.randn(8, 10)
+        y = torch.randint(0, 3, (8,))
+        with torch.no_grad():
+            feats = backbone(x)
+        loss = crit(head(feats), y){reduce}
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        """
+    )
+    (result,) = run_snippets([Snippet(source, ("head.weight.grad is not None",))])
+    if line is None:
+        assert result.error is None and result.effects == {"head.weight.grad is not None": True}
+    else:
+        assert result.error is not None and result.error.startswith(
+            "RuntimeError: grad can be implicitly created only for scalar outputs"
+        )
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG109", line)] if line else [])

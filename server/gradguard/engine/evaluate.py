@@ -3260,7 +3260,9 @@ class Evaluator:
                 return self.run_children(inst, node, x)
             tensor_out = inst.kind in ("layer", "container") or inst.cls_name == "Sequential"
             ty = Ty.TENSOR if tensor_out and inst.cls_name not in api.RECURRENT else Ty.UNKNOWN
-            return Val(Grad.NONE, ty, obj=object(), cause=self.no_grad_cause(node))
+            # Its output has the shape it would have with grad (`feats = backbone(x)` under no_grad).
+            shape = shp.module_shape(inst, _flat(args[0]).shape) if args and ty is Ty.TENSOR else None
+            return Val(Grad.NONE, ty, obj=object(), shape=shape, cause=self.no_grad_cause(node))
         args = [_flat(a) for a in args]
         x = args[0] if args else UNKNOWN
         recurrent = inst.kind in ("rnn", "lstm", "lstmcell")
