@@ -9,7 +9,7 @@ import pytest
 
 from gradguard.engine import analyze, inspect
 from gradguard.findings import Span
-from torch_runner import Snippet, run_snippets
+from torch_runner import Result, Snippet, run_snippets
 
 SEED = textwrap.dedent(
     """\
@@ -3535,6 +3535,20 @@ def test_batches_of_a_tensor_dataset_have_their_size_when_it_divides(
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG109", line)] if line else [])
 
 
+_SECOND_TIME = "RuntimeError: Trying to backward through the graph a second time"
+_NOT_SCALAR = "RuntimeError: grad can be implicitly created only for scalar outputs"
+_NO_GRAD_FN = "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
+
+
+def _ran_as_claimed(result: Result, effect: str, error: str | None) -> None:
+    """The snippet raised ``error`` (a prefix of torch's message), or, when None, ran clean with
+    ``effect`` true (gradients reached the parameters)."""
+    if error is None:
+        assert result.error is None and result.effects == {effect: True}
+    else:
+        assert result.error is not None and result.error.startswith(error)
+
+
 def test_a_name_rebound_cut_at_the_loop_top_is_not_the_stale_one() -> None:
     """`u = u.clone().detach()` at the top of the loop makes `u` a fresh leaf every iteration: the
     graph the second backward meets freed is the one `c` holds (torch 2.13 raises), so GG103 names
@@ -3626,12 +3640,7 @@ def test_a_buffer_of_graphs_walked_again_by_every_epoch(
         """
     )
     (result,) = run_snippets([Snippet(source, ("policy.weight.grad is not None",))])
-    if line is None:
-        assert result.error is None and result.effects == {"policy.weight.grad is not None": True}
-    else:
-        assert result.error is not None and result.error.startswith(
-            "RuntimeError: Trying to backward through the graph a second time"
-        )
+    _ran_as_claimed(result, "policy.weight.grad is not None", None if line is None else _SECOND_TIME)
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG103", line)] if line else [])
 
 
@@ -3665,12 +3674,7 @@ def test_a_loss_module_over_embeddings_computed_under_no_grad(where: str, line: 
         """
     ).replace("{forward}", forward)
     (result,) = run_snippets([Snippet(source, ("model.weight.grad is not None",))])
-    if line is None:
-        assert result.error is None and result.effects == {"model.weight.grad is not None": True}
-    else:
-        assert result.error is not None and result.error.startswith(
-            "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
-        )
+    _ran_as_claimed(result, "model.weight.grad is not None", None if line is None else _NO_GRAD_FN)
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG106", line)] if line else [])
 
 
@@ -3702,12 +3706,7 @@ def test_a_class_score_gathered_per_image_after_adaptive_pooling(reduce: str, li
         """
     )
     (result,) = run_snippets([Snippet(source, ("net.fc.weight.grad is not None",))])
-    if line is None:
-        assert result.error is None and result.effects == {"net.fc.weight.grad is not None": True}
-    else:
-        assert result.error is not None and result.error.startswith(
-            "RuntimeError: grad can be implicitly created only for scalar outputs"
-        )
+    _ran_as_claimed(result, "net.fc.weight.grad is not None", None if line is None else _NOT_SCALAR)
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG109", line)] if line else [])
 
 
@@ -3788,12 +3787,7 @@ def test_an_object_indexed_through_its_own_getitem(detach: str, line: int | None
         """
     )
     (result,) = run_snippets([Snippet(source, ("head.weight.grad is not None",))])
-    if line is None:
-        assert result.error is None and result.effects == {"head.weight.grad is not None": True}
-    else:
-        assert result.error is not None and result.error.startswith(
-            "RuntimeError: Trying to backward through the graph a second time"
-        )
+    _ran_as_claimed(result, "head.weight.grad is not None", None if line is None else _SECOND_TIME)
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG103", line)] if line else [])
 
 
@@ -3815,12 +3809,7 @@ def test_a_hessian_vector_product_over_several_weights(create: str, line: int | 
         """
     )
     (result,) = run_snippets([Snippet(source, ("hv[0] is not None",))])
-    if line is None:
-        assert result.error is None and result.effects == {"hv[0] is not None": True}
-    else:
-        assert result.error is not None and result.error.startswith(
-            "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
-        )
+    _ran_as_claimed(result, "hv[0] is not None", None if line is None else _NO_GRAD_FN)
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG202", line)] if line else [])
 
 
@@ -3848,10 +3837,5 @@ def test_features_computed_under_no_grad_keep_their_shape(reduce: str, line: int
         """
     )
     (result,) = run_snippets([Snippet(source, ("head.weight.grad is not None",))])
-    if line is None:
-        assert result.error is None and result.effects == {"head.weight.grad is not None": True}
-    else:
-        assert result.error is not None and result.error.startswith(
-            "RuntimeError: grad can be implicitly created only for scalar outputs"
-        )
+    _ran_as_claimed(result, "head.weight.grad is not None", None if line is None else _NOT_SCALAR)
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG109", line)] if line else [])

@@ -2262,7 +2262,10 @@ class Evaluator:
             if node.func.id in ("zip", "enumerate") and node.args:
                 if any(isinstance(a, ast.Starred) for a in node.args):
                     return None
-                parts = [self.raw_element(self.peek(a), a) or UNKNOWN for a in node.args]
+                found = [self.raw_element(self.peek(a), a) for a in node.args]
+                if all(p is None for p in found):
+                    return None
+                parts = [p or UNKNOWN for p in found]
                 if node.func.id == "enumerate":
                     parts = [NUMBER, parts[0]]
                 return Val(Grad.NONE, Ty.TUPLE, elts=tuple(parts))

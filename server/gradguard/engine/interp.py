@@ -1178,7 +1178,9 @@ class Interpreter(Evaluator):
             self.each_element(node, layers, elem, every=True)
             return
         counter = self.counter(node.iter)
-        raw = self.raw_element(iter_val, node.iter) if not _leaves_early(node) else None
+        raw = self.raw_element(iter_val, node.iter)
+        if raw is not None and _leaves_early(node):
+            raw = None  # read only for such loops: the walk is not free
 
         def head() -> None:
             # The loop's iterations are followed one by one: iteration k of `range`/`enumerate`
