@@ -3496,6 +3496,20 @@ def test_a_dict_updated_with_a_dict_of_known_keys_keeps_them(kept: str, line: in
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG301", line)] if line else [])
 
 
+_SECOND_TIME = "RuntimeError: Trying to backward through the graph a second time"
+_NOT_SCALAR = "RuntimeError: grad can be implicitly created only for scalar outputs"
+_NO_GRAD_FN = "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
+
+
+def _ran_as_claimed(result: Result, effect: str, error: str | None) -> None:
+    """The snippet raised ``error`` (a prefix of torch's message), or, when None, ran clean with
+    ``effect`` true (gradients reached the parameters)."""
+    if error is None:
+        assert result.error is None and result.effects == {effect: True}
+    else:
+        assert result.error is not None and result.error.startswith(error)
+
+
 @pytest.mark.parametrize(
     ("batch", "reduce", "line"),
     [("16", "", 14), ("16", ".mean()", None), ("16, drop_last=True", "", 14), ("10", "", None)],
@@ -3526,27 +3540,8 @@ def test_batches_of_a_tensor_dataset_have_their_size_when_it_divides(
         """
     )
     (result,) = run_snippets([Snippet(source, ("model.weight.grad is not None",))])
-    if reduce:
-        assert result.error is None and result.effects == {"model.weight.grad is not None": True}
-    else:
-        assert result.error is not None and result.error.startswith(
-            "RuntimeError: grad can be implicitly created only for scalar outputs"
-        )
+    _ran_as_claimed(result, "model.weight.grad is not None", None if reduce else _NOT_SCALAR)
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG109", line)] if line else [])
-
-
-_SECOND_TIME = "RuntimeError: Trying to backward through the graph a second time"
-_NOT_SCALAR = "RuntimeError: grad can be implicitly created only for scalar outputs"
-_NO_GRAD_FN = "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
-
-
-def _ran_as_claimed(result: Result, effect: str, error: str | None) -> None:
-    """The snippet raised ``error`` (a prefix of torch's message), or, when None, ran clean with
-    ``effect`` true (gradients reached the parameters)."""
-    if error is None:
-        assert result.error is None and result.effects == {effect: True}
-    else:
-        assert result.error is not None and result.error.startswith(error)
 
 
 def test_a_name_rebound_cut_at_the_loop_top_is_not_the_stale_one() -> None:
@@ -3567,9 +3562,7 @@ def test_a_name_rebound_cut_at_the_loop_top_is_not_the_stale_one() -> None:
         """
     )
     (result,) = run_snippets([Snippet(source, ())])
-    assert result.error is not None and result.error.startswith(
-        "RuntimeError: Trying to backward through the graph a second time"
-    )
+    assert result.error is not None and result.error.startswith(_SECOND_TIME)
     (finding,) = analyze(source)
     assert (finding.code, finding.span.line) == ("GG103", 4)
     assert finding.message.startswith("`c` was computed on line 4")
@@ -3744,9 +3737,7 @@ def test_a_list_of_hidden_states_from_a_forward_is_the_stale_value() -> None:
         """
     )
     (result,) = run_snippets([Snippet(source, ())])
-    assert result.error is not None and result.error.startswith(
-        "RuntimeError: Trying to backward through the graph a second time"
-    )
+    assert result.error is not None and result.error.startswith(_SECOND_TIME)
     (finding,) = analyze(source)
     assert (finding.code, finding.span.line) == ("GG103", 21)
     assert finding.message.startswith("`outputs` was computed on line 21")

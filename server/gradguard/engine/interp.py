@@ -1180,7 +1180,7 @@ class Interpreter(Evaluator):
         counter = self.counter(node.iter)
         raw = self.raw_element(iter_val, node.iter)
         if raw is not None and _leaves_early(node):
-            raw = None  # read only for such loops: the walk is not free
+            raw = None  # asked only here: _leaves_early walks the loop's whole body
 
         def head() -> None:
             # The loop's iterations are followed one by one: iteration k of `range`/`enumerate`
