@@ -3830,3 +3830,153 @@ def test_features_computed_under_no_grad_keep_their_shape(reduce: str, line: int
     (result,) = run_snippets([Snippet(source, ("head.weight.grad is not None",))])
     _ran_as_claimed(result, "head.weight.grad is not None", None if line is None else _NOT_SCALAR)
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG109", line)] if line else [])
+
+
+_CLOSURE_CALLED_AGAIN = """\
+import torch
+import torch.nn as nn
+
+
+class Fit:
+    def __init__(self):
+        self.net = nn.Linear(2, 1)
+        self.scale = nn.Parameter(torch.tensor(0.5))
+        self.optimizer = torch.optim.{optimizer}([self.scale, *self.net.parameters()], {options})
+        self.x, self.y = torch.randn(8, 2), torch.randn(8, 1)
+
+    def step(self):
+        weights = self.scale.exp()
+
+        def closure():
+            self.optimizer.zero_grad()
+            loss = ((self.net(self.x) * {used} - self.y) ** 2).mean()
+            loss.backward()
+            return loss
+
+        return self.optimizer.step(closure)
+
+
+torch.manual_seed(0)
+fit = Fit()
+fit.step()
+"""
+
+
+@pytest.mark.parametrize(
+    ("optimizer", "options", "used", "line"),
+    [
+        ("LBFGS", "lr=0.5", "weights", 13),  # max_iter=20: the closure runs again within the step
+        ("LBFGS", "lr=0.5, max_iter=4", "weights", 13),
+        ("LBFGS", "lr=0.5, max_iter=1", "weights", None),  # one call per step, and one step
+        ("SGD", "lr=0.1", "weights", None),  # SGD calls its closure once
+        ("LBFGS", "lr=0.5", "self.scale.exp()", None),  # the fix: computed in the closure
+    ],
+)
+def test_an_lbfgs_step_calls_its_closure_again(
+    optimizer: str, options: str, used: str, line: int | None
+) -> None:
+    """One `LBFGS.step(closure)` with max_iter >= 2 evaluates the closure again after its first
+    search step, so a graph built before the step and read in the closure is backpropagated twice:
+    torch 2.13 raises at the second call. With max_iter=1, or SGD, one step calls it once; computed
+    in the closure, each call has its own graph and the weights train."""
+    source = _CLOSURE_CALLED_AGAIN.format(optimizer=optimizer, options=options, used=used)
+    trained = "fit.scale.grad is not None and fit.net.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, _SECOND_TIME if line else None)
+    findings = analyze(source)
+    assert [(f.code, f.span.line) for f in findings] == ([("GG103", line)] if line else [])
+    if line:
+        called = "before `self.optimizer.step(closure)`, which calls `closure` more than once"
+        assert called in findings[0].message
+        assert "compute `weights` inside `closure`" in findings[0].message
+
+
+_HELPER_BUILT = """\
+import torch
+import torch.nn as nn
+
+
+def make_operator(alpha, n):
+    ks = torch.arange(n, dtype=torch.float32)
+    weights = torch.exp(torch.lgamma(ks + 1) - alpha) / n ** alpha
+    return weights, ks
+
+
+def train():
+    alpha = nn.Parameter(torch.tensor(1.5))
+    opt = torch.optim.SGD([alpha], lr=0.1)
+    {before}
+    for _ in range(3):
+        {inside}
+        opt.zero_grad()
+        loss = (weights * ks).sum()
+        loss.backward()
+        opt.step()
+    return alpha
+
+
+alpha = train()
+"""
+
+
+@pytest.mark.parametrize("moved", [False, True])
+def test_a_graph_a_helper_built_is_changed_where_the_loops_function_binds_it(moved: bool) -> None:
+    """`weights, ks = make_operator(alpha, 4)` before the loop: the helper's line built the graph,
+    but the statement to move into the loop is the call that binds `weights` in the loop's own
+    function (the helper's line cannot move there). Moved, each iteration has its own graph and
+    `alpha` trains (torch 2.13 raises at the second backward otherwise)."""
+    call = "weights, ks = make_operator(alpha, 4)"
+    source = _HELPER_BUILT.format(before="pass" if moved else call, inside=call if moved else "pass")
+    trained = "alpha.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, None if moved else _SECOND_TIME)
+    findings = [(f.code, f.span.line, f.message.split(",")[0]) for f in analyze(source)]
+    assert findings == ([] if moved else [("GG103", 14, "`weights` was computed on line 14")])
+
+
+_LOSS_PER_HEAD = """\
+import torch
+import torch.nn as nn
+
+
+def train(enc, heads, opt, picks):
+    for it in range(3):
+        feats = torch.tanh(enc(torch.randn(2, 4)))
+        opt.zero_grad()
+        for k in picks:
+            loss = heads(feats)[:, k].pow(2).mean()
+            loss.backward({retain})
+            {inner_step}
+        opt.step()
+
+
+torch.manual_seed(0)
+enc, heads = nn.Linear(4, 4), nn.Linear(4, 3)
+opt = torch.optim.SGD([*enc.parameters(), *heads.parameters()], lr=0.1)
+train(enc, heads, opt, {picks})
+"""
+
+
+@pytest.mark.parametrize(
+    ("picks", "retain", "inner_step", "expected"),
+    [
+        ("[0, 2]", "", "pass", [("GG102", 11)]),  # a known list: one iteration per head
+        ("list(range(int(torch.tensor(3))))", "", "pass", [("GG102", 11)]),  # not known: two iterations
+        ("[0, 2]", "retain_graph=True", "pass", []),  # kept for the next head, one step after
+        # A step per head: the forward is stale, and the steps apply the heads' running sum.
+        ("list(range(int(torch.tensor(3))))", "", "opt.step()", [("GG103", 7), ("GG201", 11)]),
+    ],
+)
+def test_a_loss_per_head_of_one_forward_is_a_shared_forward(
+    picks: str, retain: str, inner_step: str, expected: list[tuple[str, int]]
+) -> None:
+    """One forward, then a loop backpropagating a loss per head and one step after the loop: the
+    second head's backward meets the shared forward the first freed (torch 2.13 raises). That is
+    several losses over one forward (GG102, whose retain_graph=True fix trains both layers), not a
+    GAN's fake (one call run in two iterations is not D called twice) nor a stale pre-loop graph;
+    with a step per head the forward is stale (GG103) and the gradients are never cleared (GG201)."""
+    source = _LOSS_PER_HEAD.format(picks=picks, retain=retain, inner_step=inner_step)
+    trained = "enc.weight.grad is not None and heads.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, _SECOND_TIME if expected else None)
+    assert [(f.code, f.span.line) for f in analyze(source)] == expected

@@ -358,6 +358,8 @@ class StaleGraphReused:
     move: dict[str, Any] | None
     repeats: bool
     earlier: bool
+    # The loop is an L-BFGS step's calls of its closure: (the step as written, the closure's name).
+    closure: tuple[str, str] | None = None
 
 
 @record(frozen=True, slots=True)

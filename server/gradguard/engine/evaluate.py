@@ -1089,6 +1089,9 @@ class Evaluator:
     ) -> Val | None:  # provided by the Interpreter: a training loop written as a comprehension
         return None
 
+    def closure_loop(self, step: ast.Call, closure: ast.expr, func: object) -> Val | None:  # see Interpreter
+        return None
+
     def module_sequence(self, it: Val, node: ast.expr) -> tuple[Val, ...] | None:  # see Interpreter
         return None
 
@@ -1438,7 +1441,7 @@ class Evaluator:
             if name in api.OPTIMIZERS:
                 if not args and "params" in kwargs:
                     args = [kwargs["params"]]  # `optim.Adam(params=model.parameters(), lr=...)`
-                return self.optimizer_construct(node, args)
+                return self.optimizer_construct(node, args, name, kwargs)
             return OTHER
         if mod in ("torch", "torch.nn.functional", "torch.special", "torch.linalg"):
             if name in api.CONSTRUCTORS and mod == "torch":
@@ -1862,8 +1865,16 @@ class Evaluator:
                     self.st.env[f"{copies[head]}.{attr}"] = remap_module(val, memo)
         return Val(Grad.NONE, Ty.MODULE, module=new)
 
-    def optimizer_construct(self, node: ast.Call, args: list[Val]) -> Val:
+    def optimizer_construct(self, node: ast.Call, args: list[Val], name: str, kwargs: dict[str, Val]) -> Val:
         info = OptimizerInfo()
+        if name == "LBFGS" and not any(isinstance(a, ast.Starred) for a in node.args):
+            # `LBFGS(params, lr=1, max_iter=20, ...)`: with max_iter >= 2 a step evaluates the closure
+            # at least twice (it stops after the first only on a gradient below 1e-7).
+            given = kwargs.get("max_iter", args[2] if len(args) > 2 else None)
+            if given is None and not any(k.arg is None for k in node.keywords):
+                info.reevaluates = True
+            elif given is not None and given.lit is not None and type(given.lit[0]) is int:
+                info.reevaluates = given.lit[0] >= 2
         if args:
             first = args[0]
             if first.ty is Ty.PARAMS and isinstance(first.info, tuple):
@@ -3008,7 +3019,8 @@ class Evaluator:
             closure = given[0].value if isinstance(given[0], ast.keyword) else given[0]
             fval = self.peek(closure) if isinstance(closure, (ast.Name, ast.Attribute)) else UNKNOWN
             if fval.ty is Ty.FUNC and self.mode() is GradMode.ON:
-                closure_result = self.call_local(fval, node, [], {})
+                again = self.closure_loop(node, closure, fval.info) if info.reevaluates else None
+                closure_result = again if again is not None else self.call_local(fval, node, [], {})
             self.set_grads(info, None)  # a closure runs its own backward passes (L-BFGS: several)
         if name == "step" and isinstance(info, OptimizerInfo):
             pending = self.pending_discards.pop(id(info), None)

@@ -155,6 +155,7 @@ class Interpreter(Evaluator):
         self._loop_facts: dict[tuple[int, object], bool] = {}  # by loop and fact (see loop_fact)
         # Comprehensions followed as loops, each with the `for` statement standing for it.
         self._comp_loops: dict[int, tuple[ast.AST, ast.For]] = {}
+        self._closure_loops: dict[int, ast.For] = {}  # id of an L-BFGS step -> its loop of closure calls
         self._all_functions: (
             tuple[int, list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassInfo | None]]] | None
         ) = None
@@ -1237,6 +1238,27 @@ class Interpreter(Evaluator):
             return UNKNOWN
         item = st.env.pop(_COMP_ELEMENT, None)
         return Val(Grad.NONE, Ty.LIST, item=item)
+
+    def closure_loop(self, step: ast.Call, closure: ast.expr, func: object) -> Val | None:
+        """`lbfgs.step(closure)`: the step calls the closure again and again, so it is followed as a
+        loop of closure calls (what the first call's backward freed, the second call meets); it returns
+        what the calls returned."""
+        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        synth = self._closure_loops.get(id(step))
+        if synth is None:
+            # `for _ in <step>: <temp> = closure()`, at the step's place (its identity keys the facts).
+            temp = ast.copy_location(ast.Name(id=_CLOSURE_RESULT, ctx=ast.Store()), step)
+            call = ast.copy_location(ast.Call(func=closure, args=[], keywords=[]), step)
+            body = ast.copy_location(ast.Assign(targets=[temp], value=call), step)
+            under = ast.copy_location(ast.Name(id="_", ctx=ast.Store()), step)
+            synth = ast.copy_location(ast.For(target=under, iter=step, body=[body], orelse=[]), step)
+            for made in (temp, call, body, under, synth):
+                made.end_lineno, made.end_col_offset = step.end_lineno, step.end_col_offset
+            self._closure_loops[id(step)] = synth
+            self.rep.closure_steps[id(synth)] = (step, func)
+        self.loop(synth, lambda: None)
+        return self.st.env.pop(_CLOSURE_RESULT, UNKNOWN) if self.st is not None else UNKNOWN
 
     def loop_fact(self, loop: ast.For | ast.AsyncFor, fact: Callable[[ast.For | ast.AsyncFor], bool]) -> bool:
         """A fact of a loop's text, found once per loop (loops are met again in every call of their
@@ -2428,6 +2450,7 @@ def target_const(stmt: ast.stmt) -> bool | None:
 # The name a comprehension followed as a loop binds each element to (not a Python identifier a
 # program can use, so it never meets one of the program's names).
 _COMP_ELEMENT = "<element>"
+_CLOSURE_RESULT = "<closure result>"
 
 
 def _literal_trips(it: ast.expr) -> int | None:

@@ -238,6 +238,9 @@ class Reporter:
         # GG302 in a loop with no optimizer step seen yet (see masked): kept until the end.
         self.pending_masks: dict[Span, tuple[Finding, LoopFrame]] = {}
         self.single_trips: set[int] = set()  # ids of the loops known to run exactly once
+        # ids of the loops that stand for an L-BFGS step's calls of its closure -> that step and the
+        # closure (whose body is what such a loop's text is)
+        self.closure_steps: dict[int, tuple[ast.Call, ast.FunctionDef | ast.AsyncFunctionDef]] = {}
         # GG104 findings of one loop and backward, with the names each says carry the state: one
         # that names them all stands for the others (one bug, one squiggle).
         self.carried: dict[tuple[int, int], list[tuple[frozenset[str], Finding]]] = {}
@@ -273,6 +276,11 @@ class Reporter:
         if key not in self._first_reads:
             self._first_reads[key] = _first_read(loop, name)
         return self._first_reads[key]
+
+    def body_of(self, loop: LoopFrame) -> ast.AST:
+        """What a loop runs, to read its text: the closure for an L-BFGS step's calls of it."""
+        made = self.closure_steps.get(id(loop.node))
+        return made[1] if made is not None else loop.node
 
     def read_before_write(self, loop: ast.AST, name: str) -> bool:
         key = (id(loop), name)
@@ -825,12 +833,21 @@ class Reporter:
         differing = _differing_loop(first.ipath, run.ipath)
         loop = next((f for f in loops if id(f.node) == differing), None) if differing is not None else None
         site_in_loop = differing is not None and any(l_id == differing for l_id, _ in site.ipath)
-        chain = chain_text(run.val, site, self.pos, loop.node if loop else None)
+        calls = loop is not None and id(loop.node) in self.closure_steps
+        if calls:
+            # Between two calls of an L-BFGS closure only a graph built before the step is plainly
+            # stale (GG103); state carried from call to call or kept by retain_graph is not judged.
+            if virtual or site_in_loop or loop is None or loop.exact:
+                return
+            chain = chain_text(run.val, site, self.pos, None)
+        else:
+            chain = chain_text(run.val, site, self.pos, loop.node if loop else None)
         built = Related(self.span(site.node), f"graph built here: {self.text(site.node)}", "built")
+        earlier = ", in an earlier call of the closure" if calls else ", in an earlier iteration"
         freed = Related(
             self.span(first.call),
             f"graph freed here: the backward of {self.text(first.target)}"
-            + (", in an earlier iteration" if differing is not None else ""),
+            + (earlier if differing is not None else ""),
             "freed",
         )
         if loop is None:
@@ -869,6 +886,11 @@ class Reporter:
                 return
             if not loop.stepped and not loop.changed_inplace:
                 return
+        if not site_in_loop and not virtual and not calls and self.one_update(loop):
+            # The iterations' losses all go into one step after the loop (a loss per layer or per
+            # head of one forward): several backward passes over a shared forward (GG102).
+            self.same_pass_reuse(run, site, first, chain, built, freed)
+            return
         gan = self.gan_pattern(run, site, first)
         if virtual:
             hidden = "passed" if gan is not None else "carried" if site_in_loop else "stale"
@@ -878,6 +900,15 @@ class Reporter:
             self.stale_graph(run, site, first, loop, chain, built, freed)
         else:
             self.carried_state(run, site, first, loop, chain, built, freed)
+
+    def one_update(self, loop: LoopFrame) -> bool:
+        """Is the loop part of one update: no step in it (as run or as written), and the statements
+        after it in its block step an optimizer?"""
+        block = self.blocks.get(id(loop.node))
+        if block is None or loop.stepped or _STEPS.search(self.segment(loop.node)):
+            return False
+        after = block[block.index(loop.node) + 1 :]
+        return any(_STEPS.search(self.segment(stmt)) for stmt in after)
 
     def same_pass_reuse(
         self, run: BackwardRun, site: Site, first: BackwardRun, chain: str, built: Related, freed: Related
@@ -1017,6 +1048,9 @@ class Reporter:
                 for other in sorted(run.val.sites, key=lambda x: x.seq):
                     if (
                         other is not d_site
+                        # A GAN calls D on the fake in two places (its own step, G's step); one call
+                        # run in two iterations of a loop is a loss per iteration (GG102's).
+                        and other.node is not d_site.node
                         and other.module is d_site.module
                         and any(same_fake(v) for _, v in other.call_args)
                     ):
@@ -1042,7 +1076,7 @@ class Reporter:
         """``earlier``: the graph was freed by a backward of an earlier loop that ran once, and this
         loop's first iteration meets it."""
         name, bind_line = self.stale_name(site, loop)
-        read = self.first_read(loop.node, name)
+        read = self.first_read(self.body_of(loop), name)
         # The squiggle goes on the statement to change: the one before the loop that built the
         # graph (the move-into-loop fix moves it); else on the first read in the loop.
         binder = self.build_statement(site, loop, name)
@@ -1058,21 +1092,28 @@ class Reporter:
         # without its step: the forward belongs in the loop.)
         repeats = (
             not earlier
-            and (run.kind == "grad" or _reads_grad(loop.node))  # the gradients of each pass are used
+            and (run.kind == "grad" or _reads_grad(self.body_of(loop)))  # each pass's gradients are used
             and not loop.changed_inplace  # in place anywhere it ran, functions it called included
             and not self.steps_around(loop)
-            and _leaves_weights_alone(loop.node)
+            and _leaves_weights_alone(self.body_of(loop))
         )
+        step = self.closure_steps.get(id(loop.node))
         fails = (
             self.backward_related(run, "raises here: the graph is already freed", "reused")
             if earlier
+            else self.backward_related(
+                run, "raises here in the next call: the graph is already freed", "reused"
+            )
+            if step is not None
             else self.next_iteration_fails(run)
         )
         related = [built, freed, fails]
         if binder is not None and read is not None:
-            related.insert(1, Related(self.span(read), f"read in the loop here: {name}", "reused"))
+            where = "the closure" if step is not None else "the loop"
+            related.insert(1, Related(self.span(read), f"read in {where} here: {name}", "reused"))
+        calls = (self.text(step[0]), step[1].name) if step is not None else None
         seen = StaleGraphReused(
-            run, first, anchor, name, bind_line, tuple(related), chain, move, bool(repeats), earlier
+            run, first, anchor, name, bind_line, tuple(related), chain, move, bool(repeats), earlier, calls
         )
         self.publish(seen)
 
@@ -1084,8 +1125,21 @@ class Reporter:
             return self.cell_writes[cell]  # the statement that stored it on the object
         val = loop.starts.get(1, {}).get(name)
         root = val.root if val is not None and val.root is not None else site
-        inside = {id(n) for n in ast.walk(loop.node)}
+        inside = {id(n) for n in ast.walk(self.body_of(loop))}
         run_in_loop: set[str] | None = None
+        if self._functions is None:
+            self._index_statements()
+        for stmt in root.stmts:
+            # The loop's own function bound the name (`weights, aux = make_operator(alpha)`): that
+            # statement is what changes, not the helper's line that happened to build the graph.
+            if (
+                id(stmt) not in inside
+                and isinstance(stmt, (ast.Assign, ast.AnnAssign))
+                and loop.scope is not None
+                and self._function_of(stmt) is loop.scope
+                and _binds_name(stmt, name)
+            ):
+                return stmt
         for stmt in reversed(root.stmts):
             if id(stmt) in inside or not isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 continue
@@ -1094,7 +1148,7 @@ class Reporter:
                 # step's output): changed there, it would cut the loop's own graph as well. Nor in
                 # a module's forward: the call of the model is what runs before the loop.
                 if run_in_loop is None:
-                    run_in_loop = self.functions_run_in(loop.node)
+                    run_in_loop = self.functions_run_in(self.body_of(loop))
                 func = self._function_of(stmt)
                 if func is not None and (func.name in run_in_loop or func.name == "forward"):
                     continue
@@ -1127,11 +1181,12 @@ class Reporter:
         for name, val in loop.starts.get(1, {}).items():
             if "." in name or not _reaches(val, site):
                 continue
-            read = self.first_read(loop.node, name)
-            if read is not None and _cut_at(loop.node, read):
+            body = self.body_of(loop)
+            read = self.first_read(body, name)
+            if read is not None and _cut_at(body, read):
                 # `x = x.clone().detach()` at the top, `print(loss.item())`: a read only to cut its
                 # graph; a later read may still carry it (`loss.backward()`).
-                read = _carrying_read(loop.node, name)
+                read = _carrying_read(body, name)
             if read is None:
                 continue
             line = val.root.binding[1] if val.root is not None and val.root.binding else site.node.lineno  # type: ignore[attr-defined]
@@ -1164,7 +1219,12 @@ class Reporter:
         """Params of move-into-loop for every pre-loop statement of the stale graph, when that is safe."""
         loop_id = id(loop.node)
         stmts: list[ast.stmt] = []
-        loop_block = self.blocks.get(id(loop.node))
+        # An L-BFGS step's calls of its closure: the statements move into the closure.
+        made = self.closure_steps.get(loop_id)
+        target: ast.stmt = made[1] if made is not None else loop.node
+        if made is not None and made[1].decorator_list:
+            return None
+        loop_block = self.blocks.get(id(target))
         if loop_block is None:
             return None  # a comprehension followed as a loop: no statement to move into
         for s in run.val.sites:
@@ -1178,18 +1238,18 @@ class Reporter:
         if not stmts:
             return None
         stmts.sort(key=lambda n: (n.lineno, n.col_offset))
-        block = self.block_of(stmts[0], loop.node)
+        block = self.block_of(stmts[0], target)
         if block is None:
             return None
         moved_names: set[str] = set()
         for stmt in stmts:
             assert isinstance(stmt, ast.Assign)
-            if self.block_of(stmt, loop.node) is not block:
+            if self.block_of(stmt, target) is not block:
                 return None
             if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
                 return None
             moved_names.add(stmt.targets[0].id)
-        first, last = block.index(stmts[0]), block.index(loop.node)
+        first, last = block.index(stmts[0]), block.index(target)
         moved_ids = {id(t) for t in stmts}
         read_by_moved = {n.id for t in stmts for n in ast.walk(t.value) if isinstance(n, ast.Name)}  # type: ignore[attr-defined]
         for between in block[first:last]:
@@ -1200,7 +1260,7 @@ class Reporter:
                     node.id in moved_names or (node.id in read_by_moved and isinstance(node.ctx, ast.Store))
                 ):
                     return None
-        for node in ast.walk(loop.node):
+        for node in ast.walk(target):
             if isinstance(node, ast.Name) and node.id in moved_names and isinstance(node.ctx, ast.Store):
                 return None
         # A moved name read after the loop (a second loop over the same value) would hold the last
@@ -1208,7 +1268,30 @@ class Reporter:
         for after in block[last + 1 :]:
             if any(isinstance(n, ast.Name) and n.id in moved_names for n in ast.walk(after)):
                 return None
-        return {"stmts": [self.span(t).to_json() for t in stmts], "loop": self.span(loop.node).to_json()}
+        if made is not None and not self._closure_keeps_reads(made, block[last + 1 :], read_by_moved):
+            return None
+        return {"stmts": [self.span(t).to_json() for t in stmts], "loop": self.span(target).to_json()}
+
+    @staticmethod
+    def _closure_keeps_reads(
+        made: tuple[ast.Call, ast.FunctionDef | ast.AsyncFunctionDef], after: list[ast.stmt], reads: set[str]
+    ) -> bool:
+        """Moved into the closure, do the statements still read what they read? Not when the closure
+        binds one of those names (it would be its own local), nor when the names are bound again
+        between the closure's definition and the step that calls it."""
+        step, func = made
+        own = {a.arg for a in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)}
+        own |= {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        if own & reads:
+            return False
+        for stmt in after:
+            if any(n is step for n in ast.walk(stmt)):
+                return True
+            names = [n for n in ast.walk(stmt) if isinstance(n, ast.Name)]
+            stores = {n.id for n in names if isinstance(n.ctx, ast.Store)}
+            if stores & reads:
+                return False
+        return False  # the step is not in the closure's block: where it runs is not clear
 
     def carried_names(self, site: Site, loop: LoopFrame, first: BackwardRun | None = None) -> list[str]:
         """Names that carry this graph into the iteration after the one whose backward (``first``)
@@ -1817,6 +1900,12 @@ def name_loads(stmt: ast.AST, name: str, skip: set[int]) -> Iterator[ast.Name]:
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
             if id(node) not in skip:
                 yield node
+
+
+def _binds_name(stmt: ast.Assign | ast.AnnAssign, name: str) -> bool:
+    """Does the statement bind the plain name (alone or in a tuple of targets)?"""
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    return any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t))
 
 
 def _carrying_read(loop: ast.AST, name: str) -> ast.Name | None:

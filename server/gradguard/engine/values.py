@@ -324,6 +324,9 @@ class OptimizerInfo:
     objs: set[object] = field(default_factory=set)  # parameter identities it steps
     # The state cell of its parameters' `.grad` (see Evaluator.set_grads).
     grads_key: str = field(default_factory=lambda: f"@grads{next(_OBJ_IDS)}")
+    # One `step(closure)` calls the closure again and again (L-BFGS with max_iter >= 2: once, then
+    # once per iteration of its search), so each call's backward meets what the last one freed.
+    reevaluates: bool = False
 
 
 NO_GRAD_CAUSE = "computing it under `torch.no_grad()`"

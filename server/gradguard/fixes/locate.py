@@ -97,9 +97,10 @@ class Index:
                 return node
         raise Stale(f"no statement at {key}")
 
-    def loop(self, raw: Any) -> cst.For | cst.While:
-        for node in self._nodes(span_key(raw), (cst.For, cst.While)):
-            assert isinstance(node, (cst.For, cst.While))
+    def loop(self, raw: Any) -> cst.For | cst.While | cst.FunctionDef:
+        """A loop, or a closure an L-BFGS step calls again and again (its body is what repeats)."""
+        for node in self._nodes(span_key(raw), (cst.For, cst.While, cst.FunctionDef)):
+            assert isinstance(node, (cst.For, cst.While, cst.FunctionDef))
             return node
         raise Stale("no loop at span")
 

@@ -253,7 +253,7 @@ class _Applier(cst.CSTTransformer):
             if any(key in self.stmt_targets for key, _ in units):
                 body, pending = self._rebuild(units)
                 result = result.with_changes(body=body, footer=[*pending, *result.footer])
-        if original_node in self.plan.top and isinstance(result, (cst.For, cst.While)):
+        if original_node in self.plan.top and isinstance(result, (cst.For, cst.While, cst.FunctionDef)):
             block = result.body
             if not isinstance(block, cst.IndentedBlock):
                 raise Stale("loop body is not a block")

@@ -5,7 +5,9 @@
 Finds two losses computed from one shared forward expression (a common
 encoder, a trunk feeding two heads, actor and critic on one body) whose
 backward passes run separately, the first without `retain_graph=True`. The
-second backward is reported.
+second backward is reported. A loop that backpropagates a loss per head or per
+layer of one forward, with the optimizer's step after the loop, is such a pair
+of passes at its second iteration.
 
 ## Why is this bad
 
@@ -337,6 +339,26 @@ loss_b.backward()
 opt_b.step()
 """,
         line=18,
+        error="RuntimeError: Trying to backward through the graph a second time",
+    ),
+    # A loss per head in a loop over one forward, one step after the loop.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+encoder = nn.Linear(4, 8)
+heads = nn.Linear(8, 3)
+opt = torch.optim.SGD([*encoder.parameters(), *heads.parameters()], lr=0.1)
+h = torch.tanh(encoder(torch.randn(6, 4)))
+opt.zero_grad()
+for k in range(3):
+    loss = heads(h)[:, k].pow(2).mean()
+    loss.backward()
+opt.step()
+""",
+        line=12,
         error="RuntimeError: Trying to backward through the graph a second time",
     ),
 ]

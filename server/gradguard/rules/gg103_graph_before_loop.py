@@ -6,7 +6,10 @@ Finds a value computed with autograd recording *before* a loop and read inside
 the loop by a loss that is backpropagated in every iteration. The squiggle is
 on the name the value is bound to before the loop (the statement to move into
 the loop), also when a helper called before the loop built it; the first read
-inside the loop and the backward are related locations.
+inside the loop and the backward are related locations. One
+`torch.optim.LBFGS.step(closure)` is such a loop too: it calls the closure
+again in each iteration of its search, so a graph built before the step and
+read in the closure meets the same error at the closure's second call.
 
 ## Why is this bad
 
@@ -66,6 +69,8 @@ on the backward in the loop: GG101 reports that loop, on that backward.
 - The forward is recomputed inside the loop.
 - The loop is known to run once (over a list of one hook or one batch): no second iteration
   meets the freed graph. A later loop that backpropagates through it again is reported.
+- An optimizer's `step(closure)` is a loop only for L-BFGS with `max_iter` of 2 or more (its
+  default is 20), which calls the closure again within one step; other optimizers call it once.
 - The pre-loop value was computed under `torch.no_grad()` or detached.
 - The pre-loop value does not require grad at all (masks, constants).
 - Nothing in the loop changes the weights and each pass's gradients are used:
@@ -102,12 +107,24 @@ RULE = Rule(
             "{freed_line}, in an earlier loop, freed its graph, so this loop's first backward (line "
             "{backward_line}) raises; compute `{name}` inside the loop"
         ),
+        # The loop is an L-BFGS step's calls of its closure (`optimizer.step(closure)`).
+        "closure": (
+            "`{name}` was computed on line {built_line}, before `{step}`, which calls `{closure}` "
+            "more than once (L-BFGS evaluates it again in each iteration of its search): the backward "
+            "on line {backward_line} frees its graph in the first call, so the second call's backward "
+            "raises; compute `{name}` inside `{closure}`"
+        ),
     },
     fixes={
         "move-into-loop": (
             "Move the computation into the loop",
             "The moved statements re-run every iteration (time), but each iteration gets a fresh "
             "graph built from the current parameters.",
+        ),
+        "move-into-closure": (
+            "Move the computation into the closure",
+            "The moved statements re-run at every call of the closure (time), but each call gets a "
+            "fresh graph built from the current parameters.",
         ),
     },
     safety={
@@ -116,6 +133,12 @@ RULE = Rule(
             "The moved statements now run every iteration: the value follows the updated weights "
             "(the intent), but anything random or read from data among them changes each time "
             "too.",
+        ),
+        "move-into-closure": (
+            UNSAFE,
+            "The moved statements now run at every call of the closure: the value follows the "
+            "weights the search tries (the intent), but anything random among them changes each "
+            "time too.",
         ),
     },
 )
@@ -262,6 +285,32 @@ for t in range(8):
         line=8,
         error="RuntimeError: Trying to backward through the graph a second time",
     ),
+    # One L-BFGS step (max_iter=20) calls its closure again: the second call meets the freed graph.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+net = nn.Linear(2, 1)
+log_scale = nn.Parameter(torch.tensor(0.0))
+opt = torch.optim.LBFGS([log_scale, *net.parameters()], lr=0.5)
+x, y = torch.randn(8, 2), torch.randn(8, 1)
+scale = log_scale.exp()
+
+
+def closure():
+    opt.zero_grad()
+    loss = ((net(x) * scale - y) ** 2).mean()
+    loss.backward()
+    return loss
+
+
+opt.step(closure)
+""",
+        line=9,
+        error="RuntimeError: Trying to backward through the graph a second time",
+    ),
 ]
 
 
@@ -272,7 +321,8 @@ def check_stale(ctx: Context, seen: StaleGraphReused) -> None:
         return  # passes over one graph on purpose: GG101's
     fixes: list[FixRef] = []
     if seen.move is not None:
-        fixes.append(ctx.fix("GG103", "move-into-loop", "move-into-loop", **seen.move))
+        key = "move-into-closure" if seen.closure is not None else "move-into-loop"
+        fixes.append(ctx.fix("GG103", key, "move-into-loop", **seen.move))
     fields: dict[str, Any] = {
         "name": seen.name,
         "built_line": seen.built_line,
@@ -281,6 +331,9 @@ def check_stale(ctx: Context, seen: StaleGraphReused) -> None:
     if seen.earlier:
         fields["freed_line"] = seen.first.call.lineno
     variant = "earlier-loop" if seen.earlier else "gated" if gated(seen.run) else None
+    if seen.closure is not None and not seen.earlier:
+        fields["step"], fields["closure"] = seen.closure
+        variant = "closure"
     ctx.add("GG103", seen.anchor, fields, list(seen.related), fixes, seen.chain, variant=variant)
 
 
