@@ -3980,3 +3980,80 @@ def test_a_loss_per_head_of_one_forward_is_a_shared_forward(
     (result,) = run_snippets([Snippet(source, (trained,))])
     _ran_as_claimed(result, trained, _SECOND_TIME if expected else None)
     assert [(f.code, f.span.line) for f in analyze(source)] == expected
+
+
+@pytest.mark.parametrize("clear", ["p.grad.zero_()", "p.grad = None"])
+def test_grads_cleared_through_a_loop_over_several_leaves_are_clear(clear: str) -> None:
+    """Factors updated by hand under no_grad, their `.grad` read for each factor, then cleared by a
+    loop over the tuple of factors: the loop variable is any of them, so every factor's `.grad` may
+    be clear, and nothing is claimed about a running sum (the program runs clean and trains)."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+
+        torch.manual_seed(0)
+        params = (torch.rand(6, 3, requires_grad=True), torch.rand(8, 3, requires_grad=True))
+        P, Q = params
+        ratings = torch.rand(6, 8)
+        for i in range(3):
+            loss = ((P @ Q.T - ratings) ** 2).mean()
+            loss.backward()
+            with torch.no_grad():
+                for p in params:
+                    p -= 0.01 * p.grad
+            seen = [p.grad is not None for p in params]
+            for p in params:
+                {clear}
+        """
+    )
+    trained = "all(seen)"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, None)
+    assert [(f.code, f.span.line) for f in analyze(source)] == []
+
+
+_STEP_BETWEEN = """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+G = nn.Sequential(nn.Linear(2, 4), nn.Tanh(), nn.Linear(4, 2))
+D = nn.Sequential(nn.Linear(2, 4), nn.Sigmoid(), nn.Linear(4, 1), nn.Sigmoid())
+opt_D = torch.optim.SGD(D.parameters(), lr=0.1)
+opt_G = torch.optim.SGD({g_params}, lr=0.1)
+for step in range(2):
+    prob_fake = D(G(torch.randn(4, 2)))
+    prob_real = D(torch.randn(4, 2))
+    D_loss = -torch.mean(torch.log(prob_real) + torch.log(1.0 - prob_fake))
+    G_loss = torch.mean(torch.log(1.0 - prob_fake))
+    opt_D.zero_grad()
+    D_loss.backward(retain_graph=True)
+    opt_D.step()
+    {g_opt}.zero_grad()
+    G_loss.backward()
+    {g_opt}.step()
+"""
+
+
+@pytest.mark.parametrize("two", [True, False])
+def test_a_step_between_two_backwards_moves_only_when_one_optimizer_steps(two: bool) -> None:
+    """`opt_D.step()` between D's backward (retain_graph=True) and G's through the same D output:
+    torch 2.13 raises the in-place error (GG111). With G's own optimizer stepping after, moving
+    D's step after G's backward would let G's loss into D's update (its fake term cancels D's):
+    no move is offered and the message asks to compute G's loss again. With one optimizer for
+    both, the move is the fix, and the fixed program runs and trains both networks."""
+    from gradguard.api import fix_source
+
+    g_params = "G.parameters()" if two else "[*G.parameters(), *D.parameters()]"
+    source = _STEP_BETWEEN.format(g_params=g_params, g_opt="opt_G" if two else "opt_D")
+    (result,) = run_snippets([Snippet(source)])
+    assert (result.error or "").startswith("RuntimeError: one of the variables needed for gradient")
+    [finding] = analyze(source)
+    assert (finding.code, finding.span.line) == ("GG111", 16)
+    assert ("compute the second loss again after the step" in finding.message) is two
+    fixed, applied = fix_source(source, "gan.py", unsafe=True)
+    assert applied == (0 if two else 1)
+    if not two:
+        trained = "all(p.grad is not None for p in [*G.parameters(), *D.parameters()])"
+        (after,) = run_snippets([Snippet(fixed, (trained,))])
+        _ran_as_claimed(after, trained, None)

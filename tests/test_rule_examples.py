@@ -188,6 +188,7 @@ DOCUMENTED_FIELDS: dict[str, dict[str, set[str]]] = {
     "GG111": {
         "": {"optimizer", "first_line", "second_line"},
         "built-before": {"optimizer", "loss", "saved_line", "second_line"},
+        "other-optimizer": {"optimizer", "first_line", "second_line"},
     },
     "GG112": {"": {"name"}, "elsewhere": {"name"}},
     "GG201": {

@@ -292,6 +292,10 @@ class StepBeforeBackward:
     # argument, and these are the call that backpropagated and how it names the loss.
     backward_at: ast.stmt | None = None
     loss: ast.expr | None = None
+    # Another optimizer steps after ``run``'s backward (a GAN's G, an actor after its critic): the
+    # second loss is meant for it, so moving this step after that backward would let that loss
+    # into this optimizer's update.
+    other_step: bool = False
 
 
 @record(frozen=True, slots=True)

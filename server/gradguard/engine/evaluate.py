@@ -1951,6 +1951,13 @@ class Evaluator:
 
     def leaf_grad_read(self, node: ast.Attribute, base: Val) -> None:
         st = self.st
+        unnamed = base.grad is not Grad.LEAF or base.obj is None
+        if st is not None and unnamed and id(node) in self.grad_clears():
+            # A `.grad` cleared on a tensor we cannot name (`for p in params: p.grad.zero_()` over
+            # several leaves): any leaf's may be clear now.
+            for key in [k for k in st.env if k.startswith("@leafgrad")]:
+                st.env[key] = Val(Grad.NONE, Ty.OTHER, info=None)
+            return
         if st is None or base.grad is not Grad.LEAF or base.obj is None or base.info is not None:
             return
         key = self.leaf_grad_key(base.obj)

@@ -111,7 +111,6 @@ def _graph_words(text: str) -> bool:
     return "self." in text and bool(_SELF_CALL.search(text))
 
 
-_STEPS = re.compile(r"\.step\(")  # an optimizer's step, as text (optimizers we cannot resolve)
 _FREEZES = re.compile(r"requires_grad\s*=\s*False|requires_grad_\(\s*False")
 
 
@@ -184,7 +183,7 @@ class UnitFacts:
 # Between two backward passes: code that clears the gradients the first one made (so removing the
 # second leaves none), or an optimizer step (so retain_graph=True still meets changed weights).
 _CLEARS_GRADS = re.compile(r"\bzero_grad\s*\(|\.grad\s*=(?!=)")
-_STEPS = re.compile(r"\.step\s*\(")
+_STEPS = re.compile(r"\.step\s*\(")  # an optimizer's step, as text (optimizers we cannot resolve)
 
 
 def _discards_detach_of(node: ast.AST, names: list[str]) -> bool:
@@ -901,14 +900,36 @@ class Reporter:
         else:
             self.carried_state(run, site, first, loop, chain, built, freed)
 
+    def other_step_after(self, run: BackwardRun, optimizer: ast.expr) -> bool:
+        """Does a statement after ``run``'s, in its block, step an optimizer spelled otherwise?"""
+        block = self.blocks.get(id(run.stmt)) if run.stmt is not None else None
+        if block is None or run.stmt is None:
+            return False
+        spelled = self.text(optimizer)
+        for stmt in block[block.index(run.stmt) + 1 :]:
+            for node in ast.walk(stmt):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "step"
+                    and self.text(node.func.value) != spelled
+                ):
+                    return True
+        return False
+
     def one_update(self, loop: LoopFrame) -> bool:
         """Is the loop part of one update: no step in it (as run or as written), and the statements
-        after it in its block step an optimizer?"""
+        after it in its block step an optimizer before any other loop or backward?"""
         block = self.blocks.get(id(loop.node))
         if block is None or loop.stepped or _STEPS.search(self.segment(loop.node)):
             return False
-        after = block[block.index(loop.node) + 1 :]
-        return any(_STEPS.search(self.segment(stmt)) for stmt in after)
+        for stmt in block[block.index(loop.node) + 1 :]:
+            text = self.segment(stmt)
+            if _STEPS.search(text):
+                return not isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)) and ".backward(" not in text
+            if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)) or ".backward(" in text:
+                return False
+        return False
 
     def same_pass_reuse(
         self, run: BackwardRun, site: Site, first: BackwardRun, chain: str, built: Related, freed: Related
@@ -1570,13 +1591,18 @@ class Reporter:
                 )
                 self.gan_fake(run, first, gan, [saved_related, fails], step=dirt)
                 return
+            other = self.other_step_after(run, dirt.target)
             movable = (
                 isinstance(dirt.node, ast.stmt)
                 and run.stmt is not None
                 and run.call is not first.call
                 and self.same_block(dirt.node, run.stmt)
+                and not other
             )
-            self.publish(StepBeforeBackward(run, first, site.node, dirt.node, dirt.target, None, movable))
+            seen = StepBeforeBackward(
+                run, first, site.node, dirt.node, dirt.target, None, movable, other_step=other
+            )
+            self.publish(seen)
             return
         self.publish(
             SavedTensorChanged(

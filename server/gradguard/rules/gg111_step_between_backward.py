@@ -48,7 +48,10 @@ moves the statement that computes the loss to just before its backward, so it is
 computed from the stepped weights; it is offered only where nothing in between
 reads the loss or rebinds a name that statement reads. Moving the step after the
 late backward instead would let that loss's gradient into the stepped network
-(the actor loss would train the critic).
+(the actor loss would train the critic). For the same reason the step is not
+moved when another optimizer steps after the second backward (a GAN's D step
+between its loss and G's): the message asks to compute the second loss again
+after the step.
 
 ## When it does not fire
 When the second loss comes from a forward pass made after the step, when
@@ -72,6 +75,14 @@ RULE = Rule(
         "graph saved, so the second backward raises; move the step after the last backward"
     ),
     variants={
+        # Another optimizer steps after the second backward: that loss is meant for it.
+        "other-optimizer": (
+            "`{optimizer}.step()` runs between the backward on line {first_line} and the backward on "
+            "line {second_line}, which go through the same graph: the step changes in place weights "
+            "that graph saved, so the second backward raises; compute the second loss again after "
+            "the step (moved after that backward, the step would let that loss train `{optimizer}`'s "
+            "parameters)"
+        ),
         "built-before": (
             "`{optimizer}.step()` changes in place weights that the graph of `{loss}` saved on line "
             "{saved_line}, so the backward on line {second_line} raises; compute `{loss}` after the step"
@@ -314,7 +325,8 @@ def check_step(ctx: Context, seen: StepBeforeBackward) -> None:
         "second_line": run.call.lineno,
     }
     kept = ctx.backward_related(first, "first backward: retain_graph=True keeps the graph", "freed")
-    ctx.add("GG111", seen.step, fields, [kept, saved, fails], fixes)
+    variant = "other-optimizer" if seen.other_step else None
+    ctx.add("GG111", seen.step, fields, [kept, saved, fails], fixes, variant=variant)
 
 
 CHECKS = {StepBeforeBackward: check_step}
