@@ -2101,7 +2101,7 @@ def test_the_pieces_of_a_split_of_unknown_count_keep_the_graph() -> None:
         """
     )
     (result,) = run_snippets([Snippet(source)])
-    assert (result.error or "").startswith("RuntimeError: one of the variables needed for gradient")
+    _ran_as_claimed(result, "", _MODIFIED_INPLACE)
     assert [f.code for f in analyze(source)] == ["GG107"]
 
 
@@ -2145,7 +2145,7 @@ def test_module_lists_built_by_append_and_by_a_comprehension(forward: str) -> No
     variables needed for gradient computation has been modified by an inplace operation")."""
     source = _MODULE_LISTS.format(forward=forward)
     (result,) = run_snippets([Snippet(source)])
-    assert (result.error or "").startswith("RuntimeError: one of the variables needed for gradient")
+    _ran_as_claimed(result, "", _MODIFIED_INPLACE)
     assert [f.code for f in analyze(source)] == ["GG107"]
 
 
@@ -2228,7 +2228,7 @@ def test_a_feature_pyramid_built_by_comprehensions_over_its_layers() -> None:
         """
     )
     (result,) = run_snippets([Snippet(source)])
-    assert (result.error or "").startswith("RuntimeError: one of the variables needed for gradient")
+    _ran_as_claimed(result, "", _MODIFIED_INPLACE)
     assert [(f.code, f.span.line) for f in analyze(source)] == [("GG107", 16)]
 
 
@@ -2329,7 +2329,7 @@ def test_an_element_of_a_list_changed_in_place_is_fixed_out_of_place() -> None:
     assert applied == 1 and "laterals[0] = laterals[0] + laterals[1]" in fixed
     grads = "all(p.grad is not None for c in convs for p in c.parameters())"
     before, after = run_snippets([Snippet(source), Snippet(fixed, (grads,))])
-    assert (before.error or "").startswith("RuntimeError: one of the variables needed for gradient")
+    _ran_as_claimed(before, "", _MODIFIED_INPLACE)
     assert after.error is None and after.effects == {grads: True}
     assert analyze(fixed) == []
 
@@ -2584,7 +2584,7 @@ def test_an_optimizer_of_the_trainable_parameters_steps_the_model(params: str) -
         """
     )
     (result,) = run_snippets([Snippet(source)])
-    assert (result.error or "").startswith("RuntimeError: one of the variables needed for gradient")
+    _ran_as_claimed(result, "", _MODIFIED_INPLACE)
     assert [(f.code, f.span.line) for f in analyze(source)] == [("GG111", 9)]
 
 
@@ -2947,7 +2947,7 @@ def test_a_step_in_a_helper_before_a_backward_through_its_weights(order: str, li
         assert result.error is None
         assert found == []
     else:
-        assert (result.error or "").startswith("RuntimeError: one of the variables needed for gradient")
+        _ran_as_claimed(result, "", _MODIFIED_INPLACE)
         ((code, at, message),) = found
         assert (code, at) == ("GG111", line)
         assert message.startswith("`critic_opt.step()` changes in place weights that the graph of")
@@ -3499,6 +3499,7 @@ def test_a_dict_updated_with_a_dict_of_known_keys_keeps_them(kept: str, line: in
 _SECOND_TIME = "RuntimeError: Trying to backward through the graph a second time"
 _NOT_SCALAR = "RuntimeError: grad can be implicitly created only for scalar outputs"
 _NO_GRAD_FN = "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
+_MODIFIED_INPLACE = "RuntimeError: one of the variables needed for gradient computation has been modified"
 
 
 def _ran_as_claimed(result: Result, effect: str, error: str | None) -> None:
@@ -4047,7 +4048,7 @@ def test_a_step_between_two_backwards_moves_only_when_one_optimizer_steps(two: b
     g_params = "G.parameters()" if two else "[*G.parameters(), *D.parameters()]"
     source = _STEP_BETWEEN.format(g_params=g_params, g_opt="opt_G" if two else "opt_D")
     (result,) = run_snippets([Snippet(source)])
-    assert (result.error or "").startswith("RuntimeError: one of the variables needed for gradient")
+    _ran_as_claimed(result, "", _MODIFIED_INPLACE)
     [finding] = analyze(source)
     assert (finding.code, finding.span.line) == ("GG111", 16)
     assert ("compute the second loss again after the step" in finding.message) is two
@@ -4057,3 +4058,104 @@ def test_a_step_between_two_backwards_moves_only_when_one_optimizer_steps(two: b
         trained = "all(p.grad is not None for p in [*G.parameters(), *D.parameters()])"
         (after,) = run_snippets([Snippet(fixed, (trained,))])
         _ran_as_claimed(after, trained, None)
+
+
+@pytest.mark.parametrize(
+    ("outer", "inner", "line"),
+    [
+        ("torch.inference_mode()", "torch.enable_grad()", 17),
+        ("torch.inference_mode()", "torch.set_grad_enabled(True)", 17),
+        ("torch.no_grad()", "torch.enable_grad()", None),
+        ("torch.no_grad()", "torch.inference_mode(False)", None),
+        ("torch.inference_mode()", "torch.inference_mode(False)", None),
+    ],
+)
+def test_inference_mode_is_not_undone_by_enable_grad(outer: str, inner: str, line: int | None) -> None:
+    """Inside `torch.inference_mode()` nothing records a graph: `enable_grad()` or
+    `set_grad_enabled(True)` in it turn grad mode on but not recording, so a gradient of what a
+    helper called there computes raises (torch 2.13, a PINN's validation under Lightning's default
+    inference mode). Under `no_grad()` they do turn recording back on, and `inference_mode(False)`
+    turns grad mode on wherever it is: those run clean."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        net = nn.Linear(3, 1)
+        points = torch.rand(4, 3)
+
+
+        def velocity(x):
+            with {inner}:
+                x = x.requires_grad_(True)
+                u = net(x).sum()
+            return u, x
+
+
+        def derivative(x):
+            u, x = velocity(x)
+            (du,) = torch.autograd.grad(u, x)
+            return du
+
+
+        with {outer}:
+            du = derivative(points)
+        """
+    ).format(outer=outer, inner=inner)
+    (result,) = run_snippets([Snippet(source, ("du.shape == (4, 3)",))])
+    _ran_as_claimed(result, "du.shape == (4, 3)", None if line is None else _NO_GRAD_FN)
+    findings = [(f.code, f.span.line) for f in analyze(source)]
+    assert findings == ([("GG106", line)] if line else [])
+    if line:
+        assert "`torch.inference_mode()` on line 21" in analyze(source)[0].message
+
+
+@pytest.mark.parametrize(
+    ("frozen", "option", "line"),
+    [
+        (True, ", use_reentrant=True", 22),
+        (True, "", 22),
+        (True, ", use_reentrant=False", None),
+        (False, ", use_reentrant=True", None),
+    ],
+)
+def test_a_reentrant_checkpoint_of_inputs_without_grad_has_no_graph(
+    frozen: bool, option: str, line: int | None
+) -> None:
+    """Gradient checkpointing over blocks fed by a frozen embedding (LoRA fine-tuning without
+    `enable_input_require_grads()`): a reentrant `checkpoint()` (torch 2.13's default) is an
+    autograd Function whose output requires grad only when an input does, so the loss has no graph
+    and its backward raises, though the blocks' parameters are trainable. Non-reentrant, or with
+    a trainable embedding, it trains the blocks."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+        from torch.utils.checkpoint import checkpoint
+
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 8)
+
+            def forward(self, h):
+                return h + torch.tanh(self.fc(h))
+
+
+        embedding = nn.Embedding(20, 8)
+        embedding.weight.requires_grad_({trainable})
+        block = Block()
+        criterion = nn.MSELoss()
+        ids = torch.randint(0, 20, (4, 5))
+        h = checkpoint(block, embedding(ids){option})
+        loss = criterion(h, torch.zeros(4, 5, 8))
+        loss.backward()
+        """
+    ).format(trainable=not frozen, option=option)
+    (result,) = run_snippets([Snippet(source, ("block.fc.weight.grad is not None",))])
+    _ran_as_claimed(result, "block.fc.weight.grad is not None", None if line is None else _NO_GRAD_FN)
+    findings = analyze(source)
+    assert [(f.code, f.span.line) for f in findings] == ([("GG106", line)] if line else [])
+    if line:
+        assert "pass `use_reentrant=False`" in findings[0].message

@@ -90,6 +90,11 @@ class Unparsable:
 # -- backward passes -----------------------------------------------------------------------------
 
 
+# Why a value has no graph, when a rule words its message by it (the engine's cause of the value).
+# A reentrant checkpoint's output is an autograd Function's: it requires grad only when an input does.
+CHECKPOINT_CAUSE = "a reentrant `checkpoint()` of inputs that do not require grad"
+
+
 @record(frozen=True, slots=True)
 class NoGraphBackward:
     """A backward on a value that certainly has no grad_fn (torch raises "element 0 of tensors

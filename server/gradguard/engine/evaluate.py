@@ -23,6 +23,8 @@ from .state import BackwardRun, Dirt, LoopFrame, State, join_states
 from .values import (
     EMPTY,
     FALSE,
+    GRAD_OFF_CAUSES,
+    INFERENCE_CAUSE,
     NO_GRAD_CAUSE,
     NONE_VAL,
     NUMBER,
@@ -163,6 +165,9 @@ class Evaluator:
         self.closures: dict[ast.AST, tuple[ast.FunctionDef | ast.AsyncFunctionDef, dict[str, Val]]] = {}
         self.callers: list[State] = []  # the states of the calls being inlined, outermost first
         self.no_grad_at: ast.With | ast.AsyncWith | None = None  # the `with` that turned grad off
+        # Inside `torch.inference_mode()` (None: maybe). Dynamic, as torch's: calls made in the block
+        # run in it.
+        self.inference: bool | None = False
         self.optimizers: list[OptimizerInfo] = []
         # The module's names read while one unit runs, and while module code runs, what the
         # functions it calls read and run (see engine.incremental).
@@ -1262,15 +1267,43 @@ class Evaluator:
         self.escape(args, kwargs)
         return self.unknown_result(node)
 
+    def checkpoint_call(self, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
+        """`checkpoint(fn, *inputs)`. Reentrant (`use_reentrant=True`, or not given: torch 2.13's
+        default, with a warning), its output is an autograd Function's, which requires grad only
+        when an input does, whatever parameters ``fn`` uses: inputs that certainly do not (a frozen
+        embedding's output fed to checkpointed blocks) give an output without a graph. Anything
+        else: what unknown code gives, as before."""
+        reentrant = self.const_kw(node, "use_reentrant")
+        inputs = args[1:]
+        starred = any(isinstance(a, ast.Starred) for a in node.args)
+        if reentrant not in (None, True) or starred or self.mode() is not GradMode.ON or not args:
+            self.escape(args, kwargs)
+            return self.unknown_result(node)
+        tensors = [a for a in inputs if a.ty is Ty.TENSOR]
+        plain = all(a.ty is Ty.TENSOR or a.ty is Ty.NUMBER or a.is_none_literal for a in inputs)
+        if not (tensors and plain and all(a.grad is Grad.NONE for a in tensors)) or self.st is None:
+            self.escape(args, kwargs)
+            return self.unknown_result(node)
+        # Its forward runs under no_grad (the backward runs it again); what it returns has no graph.
+        saved, self.st.mode = self.st.mode, GradMode.OFF
+        try:
+            fn_kwargs = {k: v for k, v in kwargs.items() if k not in _CHECKPOINT_OPTIONS}
+            out = self.call_value(args[0], node, inputs, fn_kwargs)
+        finally:
+            if self.st is not None:
+                self.st.mode = saved
+        return _caused(out, (obs.CHECKPOINT_CAUSE, node))
+
     def no_grad_cause(self, node: ast.AST) -> tuple[str, ast.AST]:
         """Why a value computed at ``node`` has no graph: grad mode was off. Told at the op when it
         lies in the `with torch.no_grad():` block, else at that block (a helper called from it:
         the block is what the user changes)."""
         block = self.no_grad_at
         line = getattr(node, "lineno", 0)
+        cause = INFERENCE_CAUSE if self.inference else NO_GRAD_CAUSE
         if block is not None and not block.lineno <= line <= (block.end_lineno or block.lineno):
-            return (NO_GRAD_CAUSE, block)
-        return (NO_GRAD_CAUSE, node)
+            return (cause, block)
+        return (cause, node)
 
     def unknown_result(self, node: ast.Call) -> Val:
         """What calling unknown code gives: under no_grad, nothing it computes has a grad_fn."""
@@ -1358,6 +1391,8 @@ class Evaluator:
             return Val(Grad.NONE, Ty.OTHER, qual=qual, info=ParserSpec())
         if qual.startswith("torch.nn.utils.clip_grad"):
             return OTHER  # scales gradients, clears nothing (and backpropagates nothing)
+        if qual in _CHECKPOINTS:
+            return self.checkpoint_call(node, args, kwargs)
         if qual in _REPARAMETRIZE and args and args[0].ty is Ty.MODULE and args[0].module is not None:
             # It registers the reparametrization on the module and returns that module, whose
             # `weight` (the tensor named) is from then on computed, no longer a leaf.
@@ -1531,7 +1566,30 @@ class Evaluator:
 
     def set_grad_statement(self, node: ast.Call) -> None:
         if self.st is not None and node.args:
-            self.st.mode = self.flag_mode(node.args[0])
+            self.st.mode = self.recording(self.flag_mode(node.args[0]))
+
+    def recording(self, mode: GradMode) -> GradMode:
+        """A grad mode as graph recording sees it: inside inference mode nothing records."""
+        if self.inference is True:
+            return GradMode.OFF
+        if self.inference is None and mode is GradMode.ON:
+            return GradMode.MAYBE
+        return mode
+
+    def inference_item(self, expr: ast.expr) -> tuple[bool, bool | None]:
+        """Whether ``expr`` (a `with` item or a decorator) is `torch.inference_mode(...)`, and the
+        inference mode it sets: on (the default), off (`inference_mode(False)`), None (a flag not
+        known here)."""
+        func = expr.func if isinstance(expr, ast.Call) else expr
+        if self.qual_of(func) not in api.INFERENCE_CMS:
+            return (False, None)
+        if not isinstance(expr, ast.Call):
+            return (True, True)  # `@torch.inference_mode`
+        arg = expr.args[0] if expr.args else next((k.value for k in expr.keywords if k.arg == "mode"), None)
+        if arg is None:
+            return (True, True if not expr.keywords else None)
+        mode = self.flag_mode(arg)
+        return (True, None if mode is GradMode.MAYBE else mode is GradMode.ON)
 
     def flag_mode(self, arg: ast.expr) -> GradMode:
         """The grad mode ``set_grad_enabled(arg)`` sets: a constant, or a flag known here
@@ -2029,7 +2087,7 @@ class Evaluator:
             method = Val(Grad.NONE, Ty.FUNC, info=user.methods[name], module=recv.module)
             return self.call_local(method, node, args, kwargs)
         if name == "backward":
-            made_without_grad = recv.cause is not None and recv.cause[0] == NO_GRAD_CAUSE
+            made_without_grad = recv.cause is not None and recv.cause[0] in GRAD_OFF_CAUSES
             if recv.is_tensor or recv.grad is Grad.NONE and (recv.ty is Ty.NUMBER or made_without_grad):
                 self.backward(node, recv, func.value, kind="backward")
             return NONE_VAL
@@ -3390,6 +3448,9 @@ class Evaluator:
 
     def decorator_mode(self, dec: ast.expr) -> GradMode | None:
         target = dec.func if isinstance(dec, ast.Call) else dec
+        is_inference, inference = self.inference_item(dec)
+        if is_inference:
+            return None if inference is None else GradMode.OFF if inference else GradMode.ON
         qual = self.qual_of(target)
         if qual in api.NO_GRAD_CMS:
             return GradMode.OFF
@@ -3398,6 +3459,10 @@ class Evaluator:
         if isinstance(target, ast.Name) and target.id in ("staticmethod", "classmethod", "property"):
             return GradMode.ON
         return None
+
+    def decorated_inference(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """Is ``func`` decorated with `@torch.inference_mode()` (it runs in inference mode)?"""
+        return any(self.inference_item(dec) == (True, True) for dec in func.decorator_list)
 
     def decorated_mode(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> GradMode:
         for dec in func.decorator_list:
@@ -3608,9 +3673,11 @@ class Evaluator:
             for k in node.keywords:
                 if k.arg is not None and k.arg in kwargs:
                     frame.passed[k.arg] = (k.value, kwargs[k.arg])
-        outer_module_env = self.module_env
+        outer_module_env, outer_inference = self.module_env, self.inference
         if not self.frames:
             self.module_env = caller.env
+        if self.decorated_inference(func):
+            self.inference = True
         self.frames.append(frame)
         self.callers.append(caller)
         self.st = st
@@ -3621,7 +3688,7 @@ class Evaluator:
         finally:
             self.frames.pop()
             self.callers.pop()
-            self.module_env = outer_module_env
+            self.module_env, self.inference = outer_module_env, outer_inference
         ends = join_states([s for s, _ in frame.returns])
         if ends is None:
             self.st = None
@@ -4859,10 +4926,27 @@ def _adaptive_pool_shape(k: int, shape: shp.Shape, size: Val | None) -> shp.Shap
     return (*shape[: len(shape) - k], *dims)
 
 
+_CHECKPOINTS = frozenset({"torch.utils.checkpoint.checkpoint"})
+_CHECKPOINT_OPTIONS = frozenset(
+    {"use_reentrant", "context_fn", "determinism_check", "debug", "early_stop", "preserve_rng_state"}
+)
+
+
+def _caused(val: Val, cause: tuple[str, ast.AST]) -> Val:
+    """A value without a graph (tensors, and those a tuple, list or dict holds), told to have none
+    because of ``cause``."""
+    if val.elts is not None and val.ty in (Ty.TUPLE, Ty.LIST, Ty.DICT):
+        return val.with_(elts=tuple(_caused(e, cause) for e in val.elts))
+    if val.ty in (Ty.TENSOR, Ty.UNKNOWN):
+        return val.with_(grad=Grad.NONE, cause=cause, sites=frozenset())
+    return val
+
+
 def _cuts(cause: tuple[str, ast.AST]) -> bool:
     """Does this cause cut a value off a graph it had or would have had (no_grad, `.detach()`,
     `.item()`, `.data`), rather than make a value that never had one (`torch.from_numpy`)?"""
-    return cause[0] in (NO_GRAD_CAUSE, "`.detach()`", "`.detach_()`", "`.item()`", "`.data`")
+    cuts = (*GRAD_OFF_CAUSES, obs.CHECKPOINT_CAUSE, "`.detach()`", "`.detach_()`", "`.item()`", "`.data`")
+    return cause[0] in cuts
 
 
 def _add_site(val: Val, marker: Site) -> Val:

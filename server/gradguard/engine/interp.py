@@ -249,7 +249,7 @@ class Interpreter(Evaluator):
             for func in checked:
                 check_misplaced(self.rep, func, self)
         finally:
-            self.global_reads = None
+            self.global_reads, self.inference = None, False
             facts = self.rep.unit_end(saved)
         return Unit(stmt, facts, frozenset(reads))
 
@@ -417,6 +417,7 @@ class Interpreter(Evaluator):
     def analyse_standalone(self, func: ast.FunctionDef | ast.AsyncFunctionDef, cls: ClassInfo | None) -> None:
         st = State()
         st.mode = self.decorated_mode(func)
+        self.inference = self.decorated_inference(func)
         self.st = st
         self.loops = []
         params = func.args.posonlyargs + func.args.args
@@ -1084,11 +1085,15 @@ class Interpreter(Evaluator):
     def s_With(self, node: ast.With | ast.AsyncWith) -> None:
         if self.st is None:
             return
-        saved_mode = self.st.mode
+        saved_mode, saved_inference = self.st.mode, self.inference
         new_mode = saved_mode
         for item in node.items:
+            is_inference, inference = self.inference_item(item.context_expr)
+            if is_inference:
+                self.inference = inference
             mode = self.context_mode(item.context_expr)
             if mode is not None:
+                mode = self.recording(mode)
                 new_mode = mode if mode is not GradMode.MAYBE or new_mode is GradMode.ON else new_mode
                 if mode is GradMode.MAYBE:
                     new_mode = GradMode.MAYBE
@@ -1103,7 +1108,7 @@ class Interpreter(Evaluator):
             # `with pytest.raises(RuntimeError):` / `self.assertRaises(...)`: the error is expected.
             self.block_catching(node.body, any(_expects_error(item.context_expr) for item in node.items))
         finally:
-            self.no_grad_at = outer_block
+            self.no_grad_at, self.inference = outer_block, saved_inference
         if self.st is not None:
             self.st.mode = saved_mode
 
@@ -1117,6 +1122,9 @@ class Interpreter(Evaluator):
             if isinstance(func, ast.Name) and func.id in ("open", "tqdm", "nullcontext", "suppress"):
                 return None
             return GradMode.MAYBE
+        is_inference, inference = self.inference_item(expr)
+        if is_inference:
+            return GradMode.MAYBE if inference is None else GradMode.OFF if inference else GradMode.ON
         if qual in api.NO_GRAD_CMS:
             return GradMode.OFF
         if qual in api.ENABLE_GRAD_CMS:

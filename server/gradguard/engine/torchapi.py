@@ -417,6 +417,12 @@ NO_GRAD_CMS = frozenset(
         "torch.autograd.inference_mode",
     }
 )
+# Inference mode: nothing inside records a graph, whatever grad mode says (`enable_grad()` or
+# `set_grad_enabled(True)` inside it turn grad mode on, not recording); `inference_mode(False)` turns
+# grad mode on.
+INFERENCE_CMS = frozenset(
+    {"torch.inference_mode", "torch.autograd.inference_mode", "torch.autograd.grad_mode.inference_mode"}
+)
 ENABLE_GRAD_CMS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})
 SET_GRAD_CMS = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
 NEUTRAL_CM_PREFIXES = (

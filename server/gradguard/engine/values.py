@@ -330,11 +330,13 @@ class OptimizerInfo:
 
 
 NO_GRAD_CAUSE = "computing it under `torch.no_grad()`"
+INFERENCE_CAUSE = "computing it under `torch.inference_mode()`"
+GRAD_OFF_CAUSES = (NO_GRAD_CAUSE, INFERENCE_CAUSE)
 
 
 def _both_no_grad(a: tuple[str, object] | None, b: tuple[str, object] | None) -> bool:
     """Both computed under no_grad (on different lines): that is why neither has a graph."""
-    return a is not None and b is not None and a[0] == b[0] == NO_GRAD_CAUSE
+    return a is not None and b is not None and a[0] in GRAD_OFF_CAUSES and b[0] in GRAD_OFF_CAUSES
 
 
 def join(a: Val, b: Val) -> Val:

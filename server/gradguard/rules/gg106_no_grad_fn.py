@@ -4,8 +4,12 @@
 
 Finds `backward()` called on a value whose graph was cut before it was
 computed: built from `.detach()`, from `.item()` (which yields a Python
-number), or entirely under `torch.no_grad()`. The squiggle is on the backward
-call; the message names what cut the graph.
+number), entirely under `torch.no_grad()` or `torch.inference_mode()` (where
+`enable_grad()` turns grad mode on but records nothing), or by a reentrant
+`checkpoint()` (`use_reentrant=True`, torch's default) whose inputs do not
+require grad: its output then requires none, whatever parameters the
+checkpointed blocks use (a frozen embedding in front of them). The squiggle is
+on the backward call; the message names what cut the graph.
 
 ## Why is this bad
 
@@ -63,7 +67,7 @@ from __future__ import annotations
 import ast
 
 from ..findings import FixRef, Related
-from ..observations import Context, NoGraphBackward
+from ..observations import CHECKPOINT_CAUSE, Context, NoGraphBackward
 from .base import UNSAFE, Invalid, Rule, Valid
 
 RULE = Rule(
@@ -88,6 +92,11 @@ RULE = Rule(
         ),
     },
     variants={
+        "checkpoint": (
+            "`{loss}` has no graph to backpropagate, so this backward raises: {cause} returns a "
+            "tensor that does not require grad, whatever parameters the checkpointed code uses; pass "
+            "`use_reentrant=False` to `checkpoint()`, or make an input require grad"
+        ),
         "float": (
             "`{loss}` is a Python number, not a tensor: {cause} turned it into a float, which has no "
             "`.backward()`; backpropagate the tensor and take `.item()` only for logging"
@@ -253,7 +262,7 @@ def check_no_graph(ctx: Context, seen: NoGraphBackward) -> None:
         {"loss": ctx.text(run.target), "cause": f"{cause[0]} on line {getattr(node, 'lineno', '?')}"},
         [Related(ctx.span(node), f"graph cut here: {cause[0]}", "built")],
         fixes,
-        variant="float" if seen.number else None,
+        variant="float" if seen.number else "checkpoint" if cause[0] == CHECKPOINT_CAUSE else None,
     )
 
 
