@@ -925,10 +925,10 @@ class Reporter:
             return False
         for stmt in block[block.index(loop.node) + 1 :]:
             text = self.segment(stmt)
-            if _STEPS.search(text):
-                return not isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)) and ".backward(" not in text
             if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)) or ".backward(" in text:
                 return False
+            if _STEPS.search(text):
+                return True
         return False
 
     def same_pass_reuse(
