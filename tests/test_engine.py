@@ -4159,3 +4159,198 @@ def test_a_reentrant_checkpoint_of_inputs_without_grad_has_no_graph(
     assert [(f.code, f.span.line) for f in findings] == ([("GG106", line)] if line else [])
     if line:
         assert "pass `use_reentrant=False`" in findings[0].message
+
+
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        ("acts.append(output.detach())", 13),
+        ("output.register_hook(lambda g: acts.append(g))", 13),
+        ("return output.sum()", None),
+    ],
+)
+def test_a_forward_hook_that_may_change_the_output_makes_it_unknown(body: str, line: int | None) -> None:
+    """A forward hook may replace its module's output (`return output.sum()`) or change it in
+    place (`output.requires_grad_()`): what the module returns is then not known, and a claim
+    made without the hook (GG109: a (5, 2) output has no implicit gradient) would be false. A hook
+    that only keeps or reads the output (Grad-CAM's activations) leaves it as it is, and the
+    non-scalar backward is still found; both as torch 2.13 runs them."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
+        acts = []
+
+
+        def hook(module, inputs, output):
+            {body}
+
+
+        model[2].register_forward_hook(hook)
+        out = model(torch.randn(5, 3))
+        out.backward()
+        """
+    ).format(body=body)
+    trained = "model[0].weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, None if line is None else _NOT_SCALAR)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG109", line + 1)] if line else [])
+
+
+def test_a_hook_that_makes_the_embedding_output_require_grad_keeps_a_checkpoint_in_the_graph() -> None:
+    """`enable_input_require_grads()` (the fix of the LoRA checkpoint bug) registers a forward hook
+    on the embedding that calls `output.requires_grad_(True)`: the reentrant checkpoint's input then
+    requires grad and the blocks train (torch 2.13), so nothing is reported."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+        from torch.utils.checkpoint import checkpoint
+
+        embedding = nn.Embedding(20, 8)
+        embedding.weight.requires_grad_(False)
+        block = nn.Sequential(nn.Linear(8, 8), nn.Tanh())
+
+
+        def make_inputs_require_grads(module, inputs, output):
+            output.requires_grad_(True)
+
+
+        embedding.register_forward_hook(make_inputs_require_grads)
+        h = checkpoint(block, embedding(torch.randint(0, 20, (4, 5))), use_reentrant=True)
+        h.pow(2).mean().backward()
+        """
+    )
+    trained = "block[0].weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, None)
+    assert analyze(source) == []
+    unhooked = source.replace("embedding.register_forward_hook(make_inputs_require_grads)\n", "")
+    assert [f.code for f in analyze(unhooked)] == ["GG106"]
+
+
+@pytest.mark.parametrize(("call", "line"), [("model(**batch)", 17), ("model(batch['x'], batch['y'])", 17)])
+def test_a_frozen_model_called_with_keywords_is_followed(call: str, line: int) -> None:
+    """`model(**batch)` passes its inputs by keyword: a model whose parameters are all frozen, on
+    inputs that require no grad, gives a loss without a graph however its inputs are passed, and
+    its backward raises (torch 2.13)."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 1)
+
+            def forward(self, x, y):
+                return F.mse_loss(self.fc(x), y)
+
+
+        model = Net().requires_grad_(False)
+        batch = {"x": torch.randn(4, 3), "y": torch.randn(4, 1)}
+        loss = {call}
+        loss.backward()
+        """
+    ).replace("{call}", call)
+    (result,) = run_snippets([Snippet(source)])
+    _ran_as_claimed(result, "", _NO_GRAD_FN)
+    assert [(f.code, f.span.line) for f in analyze(source)] == [("GG106", line + 1)]
+
+
+@pytest.mark.parametrize(
+    ("mode", "flag", "line"),
+    [("eval", "self.training", 13), ("train", "self.training", None), ("eval", "False", None)],
+)
+def test_a_create_graph_flag_false_here_gives_a_constant_gradient(
+    mode: str, flag: str, line: int | None
+) -> None:
+    """Forces as the gradient of an energy, with `create_graph=self.training` (SchNet's force
+    module): after `model.eval()` the flag is False, the forces are a constant, and the force term of
+    the loss trains nothing (torch 2.13: `forces.requires_grad` is False). In train mode it does. A
+    literal `create_graph=False` says the constant is meant, and nothing is reported."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+
+        class EnergyForce(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.energy = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
+
+            def forward(self, positions):
+                positions = positions.requires_grad_()
+                energy = self.energy(positions)
+                grad = torch.autograd.grad(energy.sum(), positions, create_graph={flag}, retain_graph=True)[0]
+                return energy, -grad
+
+
+        model = EnergyForce().{mode}()
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        for step in range(2):
+            energy, forces = model(torch.randn(5, 3))
+            loss = energy.pow(2).mean() + (forces - 1).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """
+    ).format(flag=flag, mode=mode)
+    (result,) = run_snippets([Snippet(source, ("not forces.requires_grad",))])
+    assert result.error is None and result.effects == {"not forces.requires_grad": mode == "eval"}
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG202", line)] if line else [])
+
+
+@pytest.mark.parametrize(
+    ("unfreeze", "line"),
+    [
+        ("", 18),
+        ("    for name, module in targets:\n        module.weight.requires_grad = True\n", None),
+        ("    for name, module in targets:\n        module.requires_grad_(True)\n", None),
+    ],
+)
+def test_unfreezing_a_tensor_not_known_here_leaves_no_module_known_frozen(
+    unfreeze: str, line: int | None
+) -> None:
+    """LoRA-GA's gradient estimate freezes every parameter, then sets `requires_grad = True` on
+    target layers found by name: the engine cannot tell which, so no module is known frozen any
+    more and the training step's loss is not claimed graph-less (it trains, torch 2.13). With no
+    unfreeze, its backward raises."""
+    source = textwrap.dedent(
+        """\
+        import torch
+
+
+        def estimate(model, targets, step):
+            for name, param in model.named_parameters():
+                param.requires_grad = False
+        {unfreeze}    step()
+
+
+        def main():
+            model = torch.nn.Sequential(torch.nn.Linear(10, 10))
+
+            def train_step():
+                for _ in range(2):
+                    outputs = model(torch.randn(2, 10))
+                    loss = outputs.sum()
+                    model.zero_grad()
+                    loss.backward()
+
+            estimate(model, list(model.named_modules())[1:], train_step)
+            return model
+
+
+        model = main()
+        """
+    ).replace("{unfreeze}    ", unfreeze + "    ")
+    trained = "model[0].weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, None if line is None else _NO_GRAD_FN)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG106", line)] if line else [])

@@ -78,6 +78,16 @@ _REPARAMETRIZE = frozenset(
 )
 # A layer's kwargs entry: the names of its tensors a reparametrization computes (weight_norm).
 _COMPUTED = "@computed"
+# A forward hook registered on a module may replace or change its output (`output.requires_grad_()`
+# in `enable_input_require_grads()`): what it returns from then on is not known.
+_HOOKED = "@hooked"
+_FORWARD_HOOKS = frozenset({"register_forward_hook", "register_forward_pre_hook"})
+_GLOBAL_FORWARD_HOOKS = frozenset(
+    {
+        "torch.nn.modules.module.register_module_forward_hook",
+        "torch.nn.modules.module.register_module_forward_pre_hook",
+    }
+)
 # In-place clipping of a gradient (`p.grad.data.clamp_(-c, c)`): it bounds, it does not clear.
 _CLAMPS = frozenset({"clamp_", "clip_", "clamp_min_", "clamp_max_"})
 # Torch functions and tensor methods that may return their input itself (same object, so its
@@ -168,6 +178,9 @@ class Evaluator:
         # Inside `torch.inference_mode()` (None: maybe). Dynamic, as torch's: calls made in the block
         # run in it.
         self.inference: bool | None = False
+        # Forward hooks registered: "some" (their modules are marked), "all" (on every module, by
+        # `register_module_forward_hook`), "" (none).
+        self.hooks = ""
         self.optimizers: list[OptimizerInfo] = []
         # The module's names read while one unit runs, and while module code runs, what the
         # functions it calls read and run (see engine.incremental).
@@ -1393,6 +1406,10 @@ class Evaluator:
             return OTHER  # scales gradients, clears nothing (and backpropagates nothing)
         if qual in _CHECKPOINTS:
             return self.checkpoint_call(node, args, kwargs)
+        if qual in _GLOBAL_FORWARD_HOOKS:
+            self.hooks = "all"
+            self.escape(args, kwargs)
+            return OTHER
         if qual in _REPARAMETRIZE and args and args[0].ty is Ty.MODULE and args[0].module is not None:
             # It registers the reparametrization on the module and returns that module, whose
             # `weight` (the tensor named) is from then on computed, no longer a leaf.
@@ -2086,6 +2103,8 @@ class Evaluator:
             # A method of a class of this file, even one named like torch's (`scaler.backward(loss)`).
             method = Val(Grad.NONE, Ty.FUNC, info=user.methods[name], module=recv.module)
             return self.call_local(method, node, args, kwargs)
+        if name == "requires_grad_" and recv.ty is Ty.UNKNOWN and not _const_false(node):
+            self.thaw_unknown()  # a module or tensor not known here: maybe a frozen one's
         if name == "backward":
             made_without_grad = recv.cause is not None and recv.cause[0] in GRAD_OFF_CAUSES
             if recv.is_tensor or recv.grad is Grad.NONE and (recv.ty is Ty.NUMBER or made_without_grad):
@@ -2816,6 +2835,13 @@ class Evaluator:
     ) -> Val:
         inst = recv.module
         assert inst is not None
+        if name in _FORWARD_HOOKS:
+            hook = args[0].info if args and args[0].ty is Ty.FUNC else None
+            if not (isinstance(hook, ast.FunctionDef) and _leaves_output(hook)):
+                inst.kwargs[_HOOKED] = True
+                self.hooks = self.hooks or "some"
+            self.escape(args, kwargs)
+            return OTHER  # a handle
         if (
             name in ("register_buffer", "register_parameter")
             and len(node.args) >= 2
@@ -3181,6 +3207,16 @@ class Evaluator:
         # that no optimizer steps unknown.
         return inst.trained or not self.rep.unresolved_freezes
 
+    def thaw_unknown(self) -> None:
+        """`requires_grad = True` on a tensor not known here (`module.weight` of a module found by
+        name, LoRA-GA's target layers): it may be a parameter of any module frozen so far, so none
+        is known to be frozen any more."""
+        if self.st is None:
+            return
+        env = self.st.env
+        for key in [k for k, cell in env.items() if cell is FALSE and k.endswith(".requires_grad")]:
+            env[key] = UNKNOWN
+
     def set_requires_grad(self, inst: ModuleInst, flag: bool | None) -> None:
         """``requires_grad`` set on (one of) a module's parameters: frozen unless set to True.
 
@@ -3272,6 +3308,9 @@ class Evaluator:
         return out
 
     def _module_call(self, inst: ModuleInst, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
+        if self.hooks and (self.hooks == "all" or any(m.kwargs.get(_HOOKED) for m in inst.modules())):
+            self.escape(args, kwargs)  # it, or a module it calls, runs a hook that may change outputs
+            return UNKNOWN
         x = args[0] if args else UNKNOWN
         call_args = tuple(zip(node.args, args, strict=False))
         mode = self.mode()
@@ -3309,7 +3348,8 @@ class Evaluator:
         if mode is GradMode.MAYBE:
             return UNKNOWN
         definitely_frozen = mode is GradMode.ON and self.frozen(inst) is True
-        if definitely_frozen and args and all(a.grad is Grad.NONE for a in args):
+        given = [*args, *kwargs.values()]  # `model(**batch)` passes its inputs by keyword
+        if definitely_frozen and given and all(a.grad is Grad.NONE for a in given):
             # Frozen parameters and inputs that need no grad: nothing in the output requires grad.
             fwd = _entry(inst)
             if fwd is not None and self.can_inline(fwd):
@@ -3317,11 +3357,14 @@ class Evaluator:
                     fwd, [Val(Grad.NONE, Ty.MODULE, module=inst), *args], kwargs, node, self_inst=None
                 )
             if inst.kind in ("layer", "container"):
-                cause = ("freezing the parameters (`requires_grad = False`)", node)
+                # An input already cut off (no_grad, `.detach()`, a reentrant checkpoint) is the
+                # cause to tell: the layer's own freezing adds nothing to undo.
+                cut = next((a.cause for a in given if a.cause is not None and _cuts(a.cause)), None)
+                cause = cut or ("freezing the parameters (`requires_grad = False`)", node)
                 return Val(Grad.NONE, Ty.TENSOR, obj=object(), cause=cause)
         # A network frozen at this point and called on an input that requires grad (a saliency
         # map, an attack, a perceptual loss): the output has a graph, its parameters get no grad.
-        frozen_on_grad = definitely_frozen and any(a.requires_grad for a in args)
+        frozen_on_grad = definitely_frozen and any(a.requires_grad for a in given)
         if not inst.has_params or not self.trainable(inst):
             if inst.kind == "user" and mode is GradMode.ON and self.trainable(inst):
                 pass  # a parameter-free user module: its forward decides
@@ -3811,7 +3854,11 @@ class Evaluator:
             if inputs.is_tensor:
                 return Val(Grad.NONE, Ty.TUPLE, elts=(grad,))
             return Val(Grad.NONE, Ty.TUPLE, item=grad)
-        if create is None and self.mode() is GradMode.ON:
+        flag = self.kw_node(node, "create_graph")
+        # A flag that is False here (`create_graph=self.training` after `model.eval()`) is as absent;
+        # a literal `create_graph=False` says the constant is meant.
+        off = create is False and flag is not None and not isinstance(flag.value, ast.Constant)
+        if (create is None or off) and self.mode() is GradMode.ON:
             # Gradients with respect to inputs (a penalty's `mixed`) are marked: folded into a loss
             # they train nothing. With respect to parameters they are an update's step (first-order
             # MAML's `w - lr * g` is constant in `g` on purpose): not a penalty.
@@ -4924,6 +4971,78 @@ def _adaptive_pool_shape(k: int, shape: shp.Shape, size: Val | None) -> shp.Shap
         else:
             dims.append(None)
     return (*shape[: len(shape) - k], *dims)
+
+
+# Where a hook may hand its module's output (or inputs) on without changing them: a container's
+# method keeps a reference (Grad-CAM's `acts.append(output)`), the others only read it.
+_HOOK_SINKS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "put"})
+_HOOK_READERS = frozenset({"print", "len", "isinstance", "hasattr", "getattr", "type", "id", "str", "repr"})
+
+
+def _leaves_output(hook: ast.FunctionDef) -> bool:
+    """Does this forward hook (or pre-hook) of the file leave its module's output and inputs as
+    they are? It returns nothing, and its arguments after the module are only stored, read, or
+    kept in a container: no in-place method, no store into them, not handed to other code."""
+    params = hook.args.posonlyargs + hook.args.args
+    if params and params[0].arg == "self":
+        params = params[1:]  # a bound method (`self.save_activation`)
+    if len(params) < 2 or hook.args.vararg is not None or hook.args.kwarg is not None:
+        return False
+    given = {p.arg for p in params[1:]} | {p.arg for p in hook.args.kwonlyargs}
+
+    own_returns = set(_own_returns(hook))
+
+    def rooted(node: ast.AST) -> bool:
+        while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+            node = node.func if isinstance(node, ast.Call) else node.value
+        return isinstance(node, ast.Name) and node.id in given
+
+    # Nested functions are walked too: what they do to the arguments counts, wherever they run
+    # (a tensor hook `output.register_hook(store)` changes no output).
+    for node in ast.walk(hook):
+        if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)):
+            return False
+        if isinstance(node, ast.Return) and node in own_returns and not (
+            node.value is None or isinstance(node.value, ast.Constant) and node.value.value is None
+        ):
+            return False
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for part in ast.walk(target):
+                    stored = isinstance(part, (ast.Attribute, ast.Subscript)) and rooted(part.value)
+                    if stored or isinstance(node, ast.AugAssign) and rooted(part):
+                        return False
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr.endswith("_") and rooted(func.value):
+                return False  # `output.requires_grad_()`, `output.mul_(2)`
+            handed = [a for a in [*node.args, *(k.value for k in node.keywords)] if rooted(a)]
+            sink = (isinstance(func, ast.Attribute) and func.attr in _HOOK_SINKS) or (
+                isinstance(func, ast.Name) and func.id in _HOOK_READERS
+            )
+            if handed and not sink:
+                return False
+    return True
+
+
+def _const_false(node: ast.Call) -> bool:
+    """Is the call's first argument the constant False (`requires_grad_(False)`)?"""
+    flag = node.args[0] if node.args else None
+    return isinstance(flag, ast.Constant) and flag.value is False
+
+
+def _own_returns(func: ast.FunctionDef) -> list[ast.Return]:
+    """The return statements of ``func`` itself, not of functions nested in it."""
+    out: list[ast.Return] = []
+    todo: list[ast.AST] = list(func.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Return):
+            out.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return out
 
 
 _CHECKPOINTS = frozenset({"torch.utils.checkpoint.checkpoint"})

@@ -1798,6 +1798,8 @@ class Interpreter(Evaluator):
                     # Only a leaf tensor takes `requires_grad = True` (a non-leaf raises): from here on
                     # the name is one, whatever made it (`img = x.data.clone()` of an unknown x).
                     self.assign(target.value, Val(Grad.LEAF, Ty.TENSOR, obj=object()), stmt)
+                if base.ty is Ty.UNKNOWN and flag is not False:
+                    self.thaw_unknown()
                 return
             # How the code names it (a heap cell always has a name chain: `self.hidden`).
             chain = _chain(target)

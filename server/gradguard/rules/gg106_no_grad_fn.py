@@ -60,6 +60,12 @@ loss itself. `retain_graph` has nothing to do with this error.
 - Backward is called *inside* a `no_grad` block on a loss built outside it:
   torch allows that.
 - `.clone()`, `.to(...)`, `torch.as_tensor` keep the graph.
+- A module has a forward hook that may change what it returns
+  (`enable_input_require_grads()` makes an embedding's output require grad):
+  its output is not judged. A hook that only keeps or reads the output
+  (Grad-CAM's activations) changes nothing.
+- `requires_grad = True` is set on parameters the analysis cannot name (layers
+  found by name): no module is then taken as frozen.
 """
 
 from __future__ import annotations
@@ -83,12 +89,22 @@ RULE = Rule(
             "Remove the .detach()/.item() that cut the graph",
             "The loss keeps its graph and trains the model; log a separate .item() copy if you need one.",
         ),
+        "non-reentrant": (
+            "Pass use_reentrant=False to checkpoint()",
+            "The checkpointed code stays in the graph through its parameters, whatever its inputs; "
+            "it is still recomputed in the backward, as before.",
+        ),
     },
     safety={
         "remove-detach": (
             UNSAFE,
             "The loss gets its graph back, so parameters that received no gradient start "
             "training: the point of the fix, but it changes what trains.",
+        ),
+        "non-reentrant": (
+            UNSAFE,
+            "The checkpointed blocks' parameters start receiving gradients: the point of the fix, "
+            "but it changes what trains.",
         ),
     },
     variants={
@@ -234,6 +250,29 @@ opt.step()
         line=14,
         error="RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn",
     ),
+    # Checkpointed blocks fed by a frozen embedding (LoRA fine-tuning without
+    # `enable_input_require_grads()`): the reentrant checkpoint's output requires no grad.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+
+torch.manual_seed(0)
+embedding = nn.Embedding(20, 8)
+embedding.weight.requires_grad_(False)
+block = nn.Sequential(nn.Linear(8, 8), nn.Tanh())
+opt = torch.optim.SGD(block.parameters(), lr=0.1)
+ids = torch.randint(0, 20, (4, 5))
+h = checkpoint(block, embedding(ids), use_reentrant=True)
+loss = h.pow(2).mean()
+opt.zero_grad()
+loss.backward()
+opt.step()
+""",
+        line=14,
+        error="RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn",
+    ),
 ]
 
 
@@ -256,6 +295,9 @@ def check_no_graph(ctx: Context, seen: NoGraphBackward) -> None:
         and not node.args
     ):
         fixes.append(ctx.fix("GG106", "remove-detach", "unwrap", expr=ctx.span(node)))
+    if cause[0] == CHECKPOINT_CAUSE and isinstance(node, ast.Call):
+        keyword = {"call": ctx.span(node), "name": "use_reentrant", "value": "False"}
+        fixes.append(ctx.fix("GG106", "non-reentrant", "set-keyword", **keyword))
     ctx.add(
         "GG106",
         run.call,

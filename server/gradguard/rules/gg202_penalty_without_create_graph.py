@@ -35,8 +35,11 @@ The trade-off is real: the backward pass is now part of the graph, so memory
 and time for that step roughly double. That is the cost of a gradient penalty.
 
 ## When it does not fire
-With `create_graph=True`, and when the gradient is only inspected (logged,
-compared, clipped by hand under `no_grad`) and never reaches a backward. Nor
+With `create_graph=True` (a flag counts as it is where the call runs:
+`create_graph=self.training` after `model.eval()` is False; a literal
+`create_graph=False` says the constant is meant), and when the gradient is
+only inspected (logged, compared, clipped by hand under `no_grad`) and never
+reaches a backward. Nor
 when the gradient is a step added to the very tensor it is the gradient of
 (`fast = w - lr * g`, first-order MAML: constant on purpose). A gradient with
 respect to the weights counts only once it is reduced to a number and added to
