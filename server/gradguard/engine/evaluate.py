@@ -1598,6 +1598,8 @@ class Evaluator:
         inference mode it sets: on (the default), off (`inference_mode(False)`), None (a flag not
         known here)."""
         func = expr.func if isinstance(expr, ast.Call) else expr
+        if isinstance(func, ast.Attribute) and func.attr != "inference_mode":
+            return (False, None)  # (an attribute is never an alias: no name to resolve)
         if self.qual_of(func) not in api.INFERENCE_CMS:
             return (False, None)
         if not isinstance(expr, ast.Call):
@@ -3348,7 +3350,8 @@ class Evaluator:
         if mode is GradMode.MAYBE:
             return UNKNOWN
         definitely_frozen = mode is GradMode.ON and self.frozen(inst) is True
-        given = [*args, *kwargs.values()]  # `model(**batch)` passes its inputs by keyword
+        # `model(**batch)` passes its inputs by keyword.
+        given = [*args, *kwargs.values()] if definitely_frozen and kwargs else args
         if definitely_frozen and given and all(a.grad is Grad.NONE for a in given):
             # Frozen parameters and inputs that need no grad: nothing in the output requires grad.
             fwd = _entry(inst)
@@ -3505,7 +3508,9 @@ class Evaluator:
 
     def decorated_inference(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         """Is ``func`` decorated with `@torch.inference_mode()` (it runs in inference mode)?"""
-        return any(self.inference_item(dec) == (True, True) for dec in func.decorator_list)
+        return bool(func.decorator_list) and any(
+            self.inference_item(dec) == (True, True) for dec in func.decorator_list
+        )
 
     def decorated_mode(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> GradMode:
         for dec in func.decorator_list:
