@@ -33,7 +33,7 @@ holdout parts are only ever reported as counts; ``--list`` names cases of the ot
 unchanged program (must fail (b), and (a) on raising cases) and one detaching every loss before
 ``.backward(`` (must fail (c)). A report, not a gate: the exit status is always 0.
 
-    python scripts/fix_eval.py [--part corpus|dev|dev2..dev15|holdout|holdout2..holdout15|all]
+    python scripts/fix_eval.py [--part corpus|dev|dev2..dev16|holdout|holdout2..holdout16|all]
                                [--list] [--self-check] [--single] [--keep-asserts] [--workers N]
                                [--time-limit S]
 """
@@ -62,7 +62,7 @@ from gradguard.api import check_source, compute_fix  # noqa: E402
 from gradguard.findings import Finding, FixRef  # noqa: E402
 from gradguard.fixes import apply_edits  # noqa: E402
 
-SETS = range(2, 16)  # the blind corpus's second to fifteenth sets
+SETS = range(2, 17)  # the blind corpus's second to sixteenth sets
 PARTS = ("corpus", "dev", *(f"dev{n}" for n in SETS), "holdout", *(f"holdout{n}" for n in SETS))
 LISTED = ("corpus", "dev", *(f"dev{n}" for n in SETS))  # the holdouts stay unseen: counts only
 TARGET_RATE = 0.95
