@@ -4354,3 +4354,214 @@ def test_unfreezing_a_tensor_not_known_here_leaves_no_module_known_frozen(
     (result,) = run_snippets([Snippet(source, (trained,))])
     _ran_as_claimed(result, trained, None if line is None else _NO_GRAD_FN)
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG106", line)] if line else [])
+
+
+@pytest.mark.parametrize(
+    ("likelihood", "line"),
+    [
+        (
+            "x, mu = (t.detach().numpy() for t in (x, mu))\n"
+            "    pre = -0.5 * ((x - mu) ** 2 + np.log(2 * np.pi))\n"
+            "    return torch.as_tensor(pre.sum(axis=-1), dtype=torch.float32)",
+            27,
+        ),
+        ("return -0.5 * ((x - mu) ** 2).sum(dim=-1)", None),
+    ],
+)
+def test_a_likelihood_computed_in_numpy_has_no_graph(likelihood: str, line: int | None) -> None:
+    """A hand-written log-likelihood computed in NumPy on `.detach().numpy()` arrays (Spinning Up's
+    exercise) comes back through `torch.as_tensor` without a graph: the policy loss built on it has
+    none and its backward raises (torch 2.13), told as the trip through NumPy. The actor class is the
+    default of a parameter (`actor_critic=Actor`), as the module binds it. Computed in torch, it
+    trains."""
+    source = textwrap.dedent(
+        """\
+        import numpy as np
+        import torch
+        import torch.nn as nn
+
+
+        def log_likelihood(x, mu):
+            {likelihood}
+
+
+        class Actor(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.mu = nn.Linear(3, 2)
+
+            def forward(self, obs, act):
+                return log_likelihood(act, self.mu(obs))
+
+
+        def train(actor_cls=Actor, steps=2):
+            actor = actor_cls()
+            opt = torch.optim.Adam(actor.parameters(), lr=1e-3)
+            for _ in range(steps):
+                loss = -actor(torch.randn(4, 3), torch.randn(4, 2)).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            return actor
+
+
+        actor = train()
+        """
+    ).replace("{likelihood}", likelihood)
+    trained = "actor.mu.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, None if line is None else _NO_GRAD_FN)
+    findings = analyze(source)
+    assert [(f.code, f.span.line) for f in findings] == ([("GG106", line)] if line else [])
+    if line:
+        assert "computing it in NumPy (`.numpy()`) on line 7" in findings[0].message
+        assert not findings[0].fixes  # removing `.detach()` would make `.numpy()` raise
+
+
+@pytest.mark.parametrize(
+    ("forward", "raises"),
+    [("with torch.no_grad():\n        return model(x)", True), ("return model(x)", False)],
+)
+def test_what_a_registered_hook_writes_is_unknown_after_registration(forward: str, raises: bool) -> None:
+    """torch-cam's extractor sets `self.hook_a = None`, registers a forward hook that stores the
+    layer's output there, and raises in `_backprop` while it is still None. The hook runs at the
+    model's forward, which the analysis does not follow into the hook: what the hook writes is
+    unknown from its registration, so the backward is reached, and scores computed under
+    `no_grad` make it raise (torch 2.13); computed with grad, the CAM runs."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
+
+
+        class CAM:
+            def __init__(self, layer):
+                self.hook_a = None
+                layer.register_forward_hook(self._hook_a)
+
+            def _hook_a(self, module, inputs, output):
+                self.hook_a = output.data
+
+            def weights(self, scores, idx):
+                if self.hook_a is None:
+                    raise TypeError("forward the model first")
+                model.zero_grad()
+                scores[:, idx].sum().backward()
+                return model[0].weight.grad
+
+
+        def scores_of(x):
+            {forward}
+
+
+        cam = CAM(model[0])
+        grads = cam.weights(scores_of(torch.randn(5, 3)), 1)
+        """
+    ).replace("{forward}", forward)
+    (result,) = run_snippets([Snippet(source, ("grads is not None",))])
+    _ran_as_claimed(result, "grads is not None", _NO_GRAD_FN if raises else None)
+    findings = analyze(source)
+    assert [(f.code, f.span.line) for f in findings] == ([("GG106", 19)] if raises else [])
+    if raises:
+        assert "`torch.no_grad()` on line 25" in findings[0].message
+
+
+@pytest.mark.parametrize("detach", [False, True])
+def test_a_fake_made_on_two_paths_is_still_the_fake_the_d_step_reuses(detach: bool) -> None:
+    """SRGAN's loop updates G first, then D on the same `sr_imgs`, which a helper normalised under
+    a test the analysis cannot decide (`if img.dim() == 4:`), so its last op is not known; its graph
+    is. D's backward reaches G's graph that G's backward freed (torch 2.13), the GAN pattern (GG105),
+    squiggled on D's call in its own step; with `.detach()` there it runs."""
+    fake = "sr_imgs.detach()" if detach else "sr_imgs"
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+
+        def normalise(img):
+            if img.dim() == 4:
+                img = (img - 0.5) / 0.25
+            else:
+                img = img * 2.0
+            return img
+
+
+        G = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 4))
+        D = nn.Sequential(nn.Linear(4, 8), nn.LeakyReLU(0.2), nn.Linear(8, 1))
+        opt_g = torch.optim.Adam(G.parameters(), lr=1e-3)
+        opt_d = torch.optim.Adam(D.parameters(), lr=1e-3)
+        for _ in range(2):
+            lr_imgs, hr_imgs = torch.randn(6, 4), torch.randn(6, 4)
+            sr_imgs = normalise(G(lr_imgs))
+            sr_scores = D(sr_imgs)
+            g_loss = F.mse_loss(sr_imgs, hr_imgs) + F.binary_cross_entropy_with_logits(
+                sr_scores, torch.ones_like(sr_scores)
+            )
+            opt_g.zero_grad()
+            g_loss.backward()
+            opt_g.step()
+            hr_scores = D(hr_imgs)
+            sr_scores = D({fake})
+            d_loss = F.binary_cross_entropy_with_logits(
+                sr_scores, torch.zeros_like(sr_scores)
+            ) + F.binary_cross_entropy_with_logits(hr_scores, torch.ones_like(hr_scores))
+            opt_d.zero_grad()
+            d_loss.backward()
+            opt_d.step()
+        """
+    ).replace("{fake}", fake)
+    trained = "D[0].weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, None if detach else _SECOND_TIME)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([] if detach else [("GG105", 29)])
+
+
+@pytest.mark.parametrize("update", ["h += self.skip(y)", "h = h + self.skip(y)"])
+def test_a_trajectory_stacked_from_a_list_grown_by_a_solver_keeps_its_graphs(update: str) -> None:
+    """A fixed-step ODE solver keeps `ys = [y0]` (no graph) and appends each step's state: the
+    stacked trajectory certainly carries the steps' graphs, so an in-place change of the tanh
+    output the vector field saved is met by the backward (torch 2.13 raises; GG107, torchdiffeq's
+    demo with a residual term added in place). Out of place it trains."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+
+        class ODEFunc(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Linear(2, 16)
+                self.skip = nn.Linear(2, 16)
+                self.fc2 = nn.Linear(16, 2)
+
+            def forward(self, t, y):
+                h = torch.tanh(self.fc1(y ** 3))
+                {update}
+                return self.fc2(h)
+
+
+        def odeint(func, y0, t):
+            ys = [y0]
+            y = y0
+            for t0, t1 in zip(t[:-1], t[1:]):
+                y = y + (t1 - t0) * func(t0, y)
+                ys.append(y)
+            return torch.stack(ys)
+
+
+        func = ODEFunc()
+        pred = odeint(func, torch.randn(8, 2), torch.linspace(0.0, 1.0, 6))
+        loss = pred.abs().mean()
+        loss.backward()
+        """
+    ).replace("{update}", update)
+    inplace = "+=" in update
+    trained = "func.fc1.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, _MODIFIED_INPLACE if inplace else None)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG107", 14)] if inplace else [])

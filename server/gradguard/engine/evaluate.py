@@ -28,6 +28,7 @@ from .values import (
     NO_GRAD_CAUSE,
     NONE_VAL,
     NUMBER,
+    NUMPY_CAUSE,
     OTHER,
     TRUE,
     UNKNOWN,
@@ -82,6 +83,17 @@ _COMPUTED = "@computed"
 # in `enable_input_require_grads()`): what it returns from then on is not known.
 _HOOKED = "@hooked"
 _FORWARD_HOOKS = frozenset({"register_forward_hook", "register_forward_pre_hook"})
+# Hooks run when torch calls them (a forward, a backward), not where they are registered.
+_HOOK_REGISTRATIONS = frozenset(
+    {
+        *_FORWARD_HOOKS,
+        "register_full_backward_hook",
+        "register_backward_hook",
+        "register_full_backward_pre_hook",
+        "register_hook",
+        "register_post_accumulate_grad_hook",
+    }
+)
 _GLOBAL_FORWARD_HOOKS = frozenset(
     {
         "torch.nn.modules.module.register_module_forward_hook",
@@ -362,9 +374,15 @@ class Evaluator:
                 return ast.Constant(value=a + b if isinstance(key.op, ast.Add) else a - b)
         return key
 
-    def default(self, node: ast.expr) -> Val:
+    def default(self, node: ast.expr, func: ast.AST | None = None) -> Val:
         """A parameter's default: a literal, or an imported function (`activation=torch.relu`),
-        which Python looked up once, where the function was defined."""
+        which Python looked up once, where the function was defined; or a class or function of the
+        project named there (`actor_critic=ExerciseActorCritic`), as the module binds it."""
+        if isinstance(node, ast.Name) and func is not None:
+            globs = self.module_globals(func)
+            found = (self.globals_env if globs is None else globs).get(node.id)
+            if found is not None and found.ty is Ty.FUNC:
+                return found
         if isinstance(node, ast.Attribute):
             qual = self.qual_of(node)
             if qual is not None and qual.split(".")[0] in ("torch", "math", "numpy"):
@@ -591,6 +609,8 @@ class Evaluator:
             if type(known) is int and isinstance(node.op, ast.Invert):
                 return Val(Grad.NONE, Ty.NUMBER, lit=(~known,))
             return NUMBER
+        if val.ty is Ty.OTHER and _numpy_made(val):
+            return val
         return (
             val
             if val.ty is Ty.NUMBER
@@ -647,6 +667,9 @@ class Evaluator:
                 known_elts = [*(left.elts or ()), *(right.elts or ())]
                 held = left.held | right.held | frozenset(held_sites(known_elts))
                 return Val(Grad.NONE, left.ty, item=joined, taints=taints, held=held)
+            array = _from_numpy(left, right)
+            if array is not None:
+                return array  # arithmetic on NumPy arrays made from tensors: an array, no graph
             return (
                 UNKNOWN.with_(taints=left.taints | right.taints) if left.taints or right.taints else UNKNOWN
             )
@@ -1391,6 +1414,10 @@ class Evaluator:
                 self.rep.publish(obs.NumpyOnGrad(node, node.args[0], array_call=True, in_list=True))
                 raised = True
             self.escape(args, kwargs)
+            if not raised:
+                array = _from_numpy(*args, *kwargs.values())
+                if array is not None:
+                    return array  # `np.exp(log_std)` of an array made by `.numpy()`
             return UNKNOWN if raised else OTHER  # see `.numpy()` below
         if top == "math" and name not in ("inf", "nan", "pi", "e", "tau"):
             return NUMBER
@@ -1566,7 +1593,11 @@ class Evaluator:
                     out = self.tensor_op(name, node, item, [], kwargs, (), first_arg=None)
                     # Every element's graph, also those of the elements the loop appended. Stacking
                     # a list of more than one element makes more than one element.
+                    # Elements certainly holding graphs (`ys = [y0]`, then a solver's appends): the
+                    # result has one, whatever the other elements are.
+                    certain = bool(args[0].held) and self.mode() is GradMode.ON
                     return out.with_(
+                        grad=Grad.GRAPH if certain else out.grad,
                         taints=out.taints | args[0].taints,
                         shape=None,
                         sites=out.sites | args[0].held,
@@ -1817,6 +1848,8 @@ class Evaluator:
             and (args[0].requires_grad or any(e.requires_grad for e in args[0].elts or ()))
         ):
             cause = ("re-wrapping it with `torch.tensor`", node)
+        elif args and args[0].ty is Ty.OTHER and _numpy_made(args[0]):
+            cause = args[0].cause  # back from NumPy: the trip there is what cut the graph
         elif name == "from_numpy":
             cause = ("`torch.from_numpy`", node)
         else:
@@ -2105,6 +2138,10 @@ class Evaluator:
             # A method of a class of this file, even one named like torch's (`scaler.backward(loss)`).
             method = Val(Grad.NONE, Ty.FUNC, info=user.methods[name], module=recv.module)
             return self.call_local(method, node, args, kwargs)
+        if name in _HOOK_REGISTRATIONS and args and args[0].ty is Ty.FUNC:
+            self.forget_hook_writes(args[0])
+        if recv.ty is Ty.OTHER and _numpy_made(recv) and name not in ("backward", "requires_grad_"):
+            return Val(Grad.NONE, Ty.OTHER, cause=recv.cause)  # `pre_sum.sum(axis=-1)` of such an array
         if name == "requires_grad_" and recv.ty is Ty.UNKNOWN and not _const_false(node):
             self.thaw_unknown()  # a module or tensor not known here: maybe a frozen one's
         if name == "backward":
@@ -2493,7 +2530,7 @@ class Evaluator:
                 # what the array becomes downstream (a loss computed from it) is not known: a loss
                 # of `criterion(out.numpy(), y)` must not be blamed on `y` next.
                 return UNKNOWN
-            return OTHER
+            return _numpy_array(node)
         if name in ("item",):
             return Val(Grad.NONE, Ty.NUMBER, cause=("`.item()`", node))
         if name == "size" and recv.shape is not None and not kwargs:
@@ -3209,6 +3246,37 @@ class Evaluator:
         # that no optimizer steps unknown.
         return inst.trained or not self.rep.unresolved_freezes
 
+    def forget_hook_writes(self, hook: Val) -> None:
+        """A hook is registered: torch runs it at some later forward or backward, which the analysis
+        does not follow, so what it writes (`self.hook_a = output.data`, `acts.append(output)`: an
+        attribute of its object, a name of its enclosing scope) is unknown from here on, not the
+        value it had (a `None` that would make `if self.hook_a is None: raise` look certain)."""
+        func = hook.info
+        if not isinstance(func, (ast.FunctionDef, ast.Lambda)) or self.st is None:
+            return
+        params = func.args.posonlyargs + func.args.args
+        me = params[0].arg if params and hook.module is not None else None
+        own = {p.arg for p in params}
+        env = self.st.env
+        for node in ast.walk(func):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                # A plain name bound in the hook is its own local; stores into parts of names are not.
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                changed = [t for t in targets if not isinstance(t, ast.Name)]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                changed = [node.func.value]  # `acts.append(output)`, `self.grads.update(...)`
+            else:
+                continue
+            for target in changed:
+                root: ast.expr = target
+                while isinstance(root, ast.Subscript):
+                    root = root.value
+                if isinstance(root, ast.Attribute) and isinstance(root.value, ast.Name):
+                    if hook.module is not None and root.value.id == me:
+                        env[f"{hook.module.key}.{root.attr}"] = UNKNOWN
+                elif isinstance(root, ast.Name) and root.id not in own and root.id in env:
+                    env[root.id] = UNKNOWN  # a container of the enclosing scope the hook fills
+
     def thaw_unknown(self) -> None:
         """`requires_grad = True` on a tensor not known here (`module.weight` of a module found by
         name, LoRA-GA's target layers): it may be a parameter of any module frozen so far, so none
@@ -3677,12 +3745,13 @@ class Evaluator:
             elif spread:
                 env[p.arg] = UNKNOWN  # maybe given by `*args` / `**kwargs` at the call
             else:
-                env[p.arg] = self.default(defaults[i - first_default]) if i >= first_default else UNKNOWN
+                given = defaults[i - first_default] if i >= first_default else None
+                env[p.arg] = self.default(given, func) if given is not None else UNKNOWN
         for p, d in zip(func.args.kwonlyargs, func.args.kw_defaults, strict=False):
             if p.arg in kwargs:
                 env[p.arg] = kwargs[p.arg]
             else:
-                env[p.arg] = self.default(d) if d is not None and not spread else UNKNOWN
+                env[p.arg] = self.default(d, func) if d is not None and not spread else UNKNOWN
         if func.args.vararg:
             # `*args`: the positional arguments beyond the parameters, when none was spread.
             extra = args[len(params) :] if not spread else None
@@ -5031,6 +5100,24 @@ def _leaves_output(hook: ast.FunctionDef) -> bool:
     return True
 
 
+def _numpy_array(node: ast.Call) -> Val:
+    """What `t.numpy()` gives: an array, told to carry no graph because of that call."""
+    return Val(Grad.NONE, Ty.OTHER, cause=(NUMPY_CAUSE, node))
+
+
+def _numpy_made(val: Val) -> bool:
+    return val.cause is not None and val.cause[0] == NUMPY_CAUSE
+
+
+def _from_numpy(*vals: Val) -> Val | None:
+    """An array computed by NumPy from ``vals``, when one of them was made by `.numpy()` and the
+    rest are arrays or numbers too (a tensor among them makes it torch's computation)."""
+    made = next((v for v in vals if v.ty is Ty.OTHER and _numpy_made(v)), None)
+    if made is None or any(v.is_tensor or v.ty not in (Ty.OTHER, Ty.NUMBER) for v in vals):
+        return None
+    return Val(Grad.NONE, Ty.OTHER, cause=made.cause)
+
+
 def _const_false(node: ast.Call) -> bool:
     """Is the call's first argument the constant False (`requires_grad_(False)`)?"""
     flag = node.args[0] if node.args else None
@@ -5069,8 +5156,8 @@ def _caused(val: Val, cause: tuple[str, ast.AST]) -> Val:
 def _cuts(cause: tuple[str, ast.AST]) -> bool:
     """Does this cause cut a value off a graph it had or would have had (no_grad, `.detach()`,
     `.item()`, `.data`), rather than make a value that never had one (`torch.from_numpy`)?"""
-    cuts = (*GRAD_OFF_CAUSES, obs.CHECKPOINT_CAUSE, "`.detach()`", "`.detach_()`", "`.item()`", "`.data`")
-    return cause[0] in cuts
+    cuts = (*GRAD_OFF_CAUSES, obs.CHECKPOINT_CAUSE, NUMPY_CAUSE, "`.detach()`", "`.detach_()`", "`.item()`")
+    return cause[0] in cuts or cause[0] == "`.data`"
 
 
 def _add_site(val: Val, marker: Site) -> Val:

@@ -1055,15 +1055,19 @@ class Reporter:
             for arg_node, arg_val in d_site.call_args:
                 if site not in arg_val.sites:
                     continue
-                if arg_val.root is None:
+                if arg_val.root is None and not arg_val.sites:
                     continue
 
                 # The same tensor (the fake) goes into the same module again for the second loss,
                 # as it is or made again from it (pix2pix concatenates the fake with its input in
                 # each step: `torch.cat((real_A, fake_B), 1)`).
-                def same_fake(v: Val, root: Site = arg_val.root) -> bool:
+                def same_fake(v: Val, given: Val = arg_val) -> bool:
                     # The same tensor, or one made from it by an op that saves nothing (a view, a
-                    # concatenation), on either side.
+                    # concatenation), on either side. A value whose last op is not known (made on
+                    # two paths: `if img.ndimension() == 4:`) is the same when its graph is.
+                    root = given.root
+                    if root is None:
+                        return v.sites == given.sites
                     return v.root is root or (v.root is not None and bool(_near(v.root) & _near(root)))
 
                 for other in sorted(run.val.sites, key=lambda x: x.seq):

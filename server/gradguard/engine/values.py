@@ -332,6 +332,8 @@ class OptimizerInfo:
 NO_GRAD_CAUSE = "computing it under `torch.no_grad()`"
 INFERENCE_CAUSE = "computing it under `torch.inference_mode()`"
 GRAD_OFF_CAUSES = (NO_GRAD_CAUSE, INFERENCE_CAUSE)
+# An array made by `.numpy()` and what NumPy computes from it: no graph comes back from it.
+NUMPY_CAUSE = "computing it in NumPy (`.numpy()`)"
 
 
 def _both_no_grad(a: tuple[str, object] | None, b: tuple[str, object] | None) -> bool:
@@ -359,6 +361,11 @@ def join(a: Val, b: Val) -> Val:
     elif a.ty is Ty.LIST or a.ty is Ty.DICT and a.keys is None and b.keys is None:
         ia, ib = elements(a), elements(b)
         item = ia if ib is EMPTY else ib if ia is EMPTY else join(ia, ib) if ia and ib else None
+    held = a.held & b.held if a.held and b.held else frozenset()
+    if a.ty is Ty.LIST and elts is None and (a.elts or b.elts):
+        # Known elements on one path (`ys = [y0]` then one append), more on the other (two): the
+        # graphs of the elements both certainly hold stay held (what `torch.stack(ys)` meets).
+        held = _held_by(a) & _held_by(b)
     return Val(
         grad=a.grad,
         ty=a.ty,
@@ -381,9 +388,18 @@ def join(a: Val, b: Val) -> Val:
         view_of=a.view_of if a.view_of is b.view_of else None,
         lit=a.lit if a.lit is b.lit or _same_lit(a.lit, b.lit) else None,
         plural=a.plural and b.plural,
-        held=a.held & b.held if a.held and b.held else frozenset(),
-        nonempty=(a.nonempty or bool(a.held)) and (b.nonempty or bool(b.held)),
+        held=held,
+        nonempty=_nonempty(a) and _nonempty(b),
     )
+
+
+def _nonempty(val: Val) -> bool:
+    return val.nonempty or bool(val.held) or bool(val.elts)
+
+
+def _held_by(val: Val) -> frozenset[Site]:
+    """The graph nodes a list certainly holds: its known elements' and those it is known to hold."""
+    return val.held | frozenset(held_sites(val.elts)) if val.elts else val.held
 
 
 def _either_loss(a: ModuleInst | None, b: ModuleInst | None) -> ModuleInst | None:
