@@ -4565,3 +4565,46 @@ def test_a_trajectory_stacked_from_a_list_grown_by_a_solver_keeps_its_graphs(upd
     (result,) = run_snippets([Snippet(source, (trained,))])
     _ran_as_claimed(result, trained, _MODIFIED_INPLACE if inplace else None)
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG107", 14)] if inplace else [])
+
+
+@pytest.mark.parametrize("where", ["lambda", "closure"])
+def test_hooks_that_fill_containers_leave_the_rest_known(where: str) -> None:
+    """A lambda forward hook `acts.append(torch.flatten(o))` returns None and keeps the output as it
+    is; a hook defined inside `__init__` writes `self.hook_a` of the object it closes over. Neither
+    hides what the analysis knows otherwise: `torch` stays the module it is after the registration
+    (only the container the hook fills is forgotten), and the model's output under `no_grad` has
+    no graph, so its backward raises (torch 2.13; GG106)."""
+    register = (
+        "model.register_forward_hook(lambda m, i, o: acts.append(torch.flatten(o)))"
+        if where == "lambda"
+        else "Extractor(model)"
+    )
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(3, 2)
+        acts = []
+
+
+        class Extractor:
+            def __init__(self, layer):
+                self.hook_a = None
+
+                def hook(module, inputs, output):
+                    self.hook_a = torch.flatten(output)
+
+                layer.register_forward_hook(hook)
+
+
+        {register}
+        x = torch.randn(4, 3)
+        with torch.no_grad():
+            out = model(x)
+        out.sum().backward()
+        """
+    ).replace("{register}", register)
+    (result,) = run_snippets([Snippet(source)])
+    _ran_as_claimed(result, "", _NO_GRAD_FN)
+    assert [(f.code, f.span.line) for f in analyze(source)] == [("GG106", 22)]

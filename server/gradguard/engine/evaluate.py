@@ -83,6 +83,10 @@ _COMPUTED = "@computed"
 # in `enable_input_require_grads()`): what it returns from then on is not known.
 _HOOKED = "@hooked"
 _FORWARD_HOOKS = frozenset({"register_forward_hook", "register_forward_pre_hook"})
+# Methods by which a hook fills a container it closes over.
+_CONTAINER_CHANGES = frozenset(
+    {"append", "extend", "insert", "update", "setdefault", "add", "put", "pop", "remove", "clear"}
+)
 # Hooks run when torch calls them (a forward, a backward), not where they are registered.
 _HOOK_REGISTRATIONS = frozenset(
     {
@@ -3263,7 +3267,11 @@ class Evaluator:
                 # A plain name bound in the hook is its own local; stores into parts of names are not.
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 changed = [t for t in targets if not isinstance(t, ast.Name)]
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _CONTAINER_CHANGES
+            ):
                 changed = [node.func.value]  # `acts.append(output)`, `self.grads.update(...)`
             else:
                 continue
@@ -3272,8 +3280,16 @@ class Evaluator:
                 while isinstance(root, ast.Subscript):
                     root = root.value
                 if isinstance(root, ast.Attribute) and isinstance(root.value, ast.Name):
-                    if hook.module is not None and root.value.id == me:
-                        env[f"{hook.module.key}.{root.attr}"] = UNKNOWN
+                    name = root.value.id
+                    # `self.x` of a bound method, or of an object the hook closes over (`self` of
+                    # the method that defined it).
+                    if name == me:
+                        inst = hook.module
+                    else:
+                        closed = env.get(name) if name not in own else None
+                        inst = closed.module if closed is not None else None
+                    if inst is not None:
+                        env[f"{inst.key}.{root.attr}"] = UNKNOWN
                 elif isinstance(root, ast.Name) and root.id not in own and root.id in env:
                     env[root.id] = UNKNOWN  # a container of the enclosing scope the hook fills
 
@@ -5076,9 +5092,7 @@ def _leaves_output(hook: ast.FunctionDef) -> bool:
     for node in ast.walk(hook):
         if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)):
             return False
-        if isinstance(node, ast.Return) and node in own_returns and not (
-            node.value is None or isinstance(node.value, ast.Constant) and node.value.value is None
-        ):
+        if isinstance(node, ast.Return) and node in own_returns and not _returns_none(node.value):
             return False
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -5092,8 +5106,10 @@ def _leaves_output(hook: ast.FunctionDef) -> bool:
             if isinstance(func, ast.Attribute) and func.attr.endswith("_") and rooted(func.value):
                 return False  # `output.requires_grad_()`, `output.mul_(2)`
             handed = [a for a in [*node.args, *(k.value for k in node.keywords)] if rooted(a)]
-            sink = (isinstance(func, ast.Attribute) and func.attr in _HOOK_SINKS) or (
-                isinstance(func, ast.Name) and func.id in _HOOK_READERS
+            sink = (
+                (isinstance(func, ast.Attribute) and func.attr in _HOOK_SINKS)
+                or (isinstance(func, ast.Name) and func.id in _HOOK_READERS)
+                or _library_read(node)
             )
             if handed and not sink:
                 return False
@@ -5122,6 +5138,29 @@ def _const_false(node: ast.Call) -> bool:
     """Is the call's first argument the constant False (`requires_grad_(False)`)?"""
     flag = node.args[0] if node.args else None
     return isinstance(flag, ast.Constant) and flag.value is False
+
+
+def _library_read(call: ast.Call) -> bool:
+    """A function of torch or NumPy that reads its arguments (`torch.flatten(output)`): not one
+    that changes them in place (`F.relu_`, `inplace=True`)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr.endswith("_"):
+        return False
+    if any(k.arg == "inplace" or k.arg == "out" for k in call.keywords):
+        return False
+    root: ast.expr = func.value
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return isinstance(root, ast.Name) and root.id in ("torch", "F", "np", "numpy", "math")
+
+
+def _returns_none(value: ast.expr | None) -> bool:
+    """Does `return <value>` return None: nothing, `None`, or a container method that returns None
+    (a lambda hook `lambda m, i, o: acts.append(o)`)?"""
+    if value is None or isinstance(value, ast.Constant) and value.value is None:
+        return True
+    func = value.func if isinstance(value, ast.Call) else None
+    return isinstance(func, ast.Attribute) and func.attr in _HOOK_SINKS
 
 
 def _own_returns(func: ast.FunctionDef) -> list[ast.Return]:

@@ -1055,8 +1055,6 @@ class Reporter:
             for arg_node, arg_val in d_site.call_args:
                 if site not in arg_val.sites:
                     continue
-                if arg_val.root is None and not arg_val.sites:
-                    continue
 
                 # The same tensor (the fake) goes into the same module again for the second loss,
                 # as it is or made again from it (pix2pix concatenates the fake with its input in
