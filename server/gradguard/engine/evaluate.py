@@ -83,10 +83,11 @@ _COMPUTED = "@computed"
 # in `enable_input_require_grads()`): what it returns from then on is not known.
 _HOOKED = "@hooked"
 _FORWARD_HOOKS = frozenset({"register_forward_hook", "register_forward_pre_hook"})
-# Methods by which a hook fills a container it closes over.
-_CONTAINER_CHANGES = frozenset(
-    {"append", "extend", "insert", "update", "setdefault", "add", "put", "pop", "remove", "clear"}
-)
+# Container methods that keep a reference to what they are given (Grad-CAM's `acts.append(output)`)
+# and return None; with the ones that only take out, all the ways a hook fills or empties a
+# container it closes over.
+_HOOK_SINKS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "put"})
+_CONTAINER_CHANGES = _HOOK_SINKS | {"pop", "remove", "clear"}
 # Hooks run when torch calls them (a forward, a backward), not where they are registered.
 _HOOK_REGISTRATIONS = frozenset(
     {
@@ -1313,15 +1314,18 @@ class Evaluator:
         when an input does, whatever parameters ``fn`` uses: inputs that certainly do not (a frozen
         embedding's output fed to checkpointed blocks) give an output without a graph. Anything
         else: what unknown code gives, as before."""
-        reentrant = self.const_kw(node, "use_reentrant")
         inputs = args[1:]
-        starred = any(isinstance(a, ast.Starred) for a in node.args)
-        if reentrant not in (None, True) or starred or self.mode() is not GradMode.ON or not args:
-            self.escape(args, kwargs)
-            return self.unknown_result(node)
         tensors = [a for a in inputs if a.ty is Ty.TENSOR]
-        plain = all(a.ty is Ty.TENSOR or a.ty is Ty.NUMBER or a.is_none_literal for a in inputs)
-        if not (tensors and plain and all(a.grad is Grad.NONE for a in tensors)) or self.st is None:
+        followed = (
+            self.st is not None
+            and self.mode() is GradMode.ON
+            and self.const_kw(node, "use_reentrant") in (None, True)
+            and not any(isinstance(a, ast.Starred) for a in node.args)
+            and bool(tensors)
+            and all(a.ty is Ty.TENSOR or a.ty is Ty.NUMBER or a.is_none_literal for a in inputs)
+            and all(a.grad is Grad.NONE for a in tensors)
+        )
+        if not followed or self.st is None:
             self.escape(args, kwargs)
             return self.unknown_result(node)
         # Its forward runs under no_grad (the backward runs it again); what it returns has no graph.
@@ -3580,7 +3584,7 @@ class Evaluator:
         target = dec.func if isinstance(dec, ast.Call) else dec
         is_inference, inference = self.inference_item(dec)
         if is_inference:
-            return None if inference is None else GradMode.OFF if inference else GradMode.ON
+            return None if inference is None else inference_grad_mode(inference)
         qual = self.qual_of(target)
         if qual in api.NO_GRAD_CMS:
             return GradMode.OFF
@@ -5063,9 +5067,7 @@ def _adaptive_pool_shape(k: int, shape: shp.Shape, size: Val | None) -> shp.Shap
     return (*shape[: len(shape) - k], *dims)
 
 
-# Where a hook may hand its module's output (or inputs) on without changing them: a container's
-# method keeps a reference (Grad-CAM's `acts.append(output)`), the others only read it.
-_HOOK_SINKS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "put"})
+# Builtins a hook may hand its module's output (or inputs) to without changing them.
 _HOOK_READERS = frozenset({"print", "len", "isinstance", "hasattr", "getattr", "type", "id", "str", "repr"})
 
 
@@ -5176,6 +5178,12 @@ def _own_returns(func: ast.FunctionDef) -> list[ast.Return]:
     return out
 
 
+def inference_grad_mode(inference: bool | None) -> GradMode:
+    """The grad mode `inference_mode(flag)` sets: off for True (nothing records), on for False
+    (`inference_mode(False)` turns grad mode on), maybe for a flag not known."""
+    return GradMode.MAYBE if inference is None else GradMode.OFF if inference else GradMode.ON
+
+
 _CHECKPOINTS = frozenset({"torch.utils.checkpoint.checkpoint"})
 _CHECKPOINT_OPTIONS = frozenset(
     {"use_reentrant", "context_fn", "determinism_check", "debug", "early_stop", "preserve_rng_state"}
@@ -5192,11 +5200,23 @@ def _caused(val: Val, cause: tuple[str, ast.AST]) -> Val:
     return val
 
 
+_CUT_CAUSES = frozenset(
+    {
+        *GRAD_OFF_CAUSES,
+        obs.CHECKPOINT_CAUSE,
+        NUMPY_CAUSE,
+        "`.detach()`",
+        "`.detach_()`",
+        "`.item()`",
+        "`.data`",
+    }
+)
+
+
 def _cuts(cause: tuple[str, ast.AST]) -> bool:
     """Does this cause cut a value off a graph it had or would have had (no_grad, `.detach()`,
     `.item()`, `.data`), rather than make a value that never had one (`torch.from_numpy`)?"""
-    cuts = (*GRAD_OFF_CAUSES, obs.CHECKPOINT_CAUSE, NUMPY_CAUSE, "`.detach()`", "`.detach_()`", "`.item()`")
-    return cause[0] in cuts or cause[0] == "`.data`"
+    return cause[0] in _CUT_CAUSES
 
 
 def _add_site(val: Val, marker: Site) -> Val:

@@ -41,6 +41,7 @@ from .evaluate import (
     compare_truth,
     constant,
     contains,
+    inference_grad_mode,
     known_truth,
     tensor_rows,
 )
@@ -1091,7 +1092,7 @@ class Interpreter(Evaluator):
             is_inference, inference = self.inference_item(item.context_expr)
             if is_inference:
                 self.inference = inference
-            mode = self.context_mode(item.context_expr)
+            mode = inference_grad_mode(inference) if is_inference else self.context_mode(item.context_expr)
             if mode is not None:
                 mode = self.recording(mode)
                 new_mode = mode if mode is not GradMode.MAYBE or new_mode is GradMode.ON else new_mode
@@ -1115,16 +1116,14 @@ class Interpreter(Evaluator):
     s_AsyncWith = s_With
 
     def context_mode(self, expr: ast.expr) -> GradMode | None:
-        """The grad mode a ``with`` item sets, None for one known to leave it alone."""
+        """The grad mode a ``with`` item sets, None for one known to leave it alone
+        (`inference_mode` items are told apart before: see Evaluator.inference_item)."""
         func = expr.func if isinstance(expr, ast.Call) else expr
         qual = self.qual_of(func)
         if qual is None:
             if isinstance(func, ast.Name) and func.id in ("open", "tqdm", "nullcontext", "suppress"):
                 return None
             return GradMode.MAYBE
-        is_inference, inference = self.inference_item(expr)
-        if is_inference:
-            return GradMode.MAYBE if inference is None else GradMode.OFF if inference else GradMode.ON
         if qual in api.NO_GRAD_CMS:
             return GradMode.OFF
         if qual in api.ENABLE_GRAD_CMS:

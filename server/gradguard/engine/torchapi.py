@@ -408,18 +408,10 @@ OPTIMIZERS = frozenset(
 )
 
 # Context managers that change grad mode, and ones known to leave it alone.
-NO_GRAD_CMS = frozenset(
-    {
-        "torch.no_grad",
-        "torch.inference_mode",
-        "torch.autograd.no_grad",
-        "torch.autograd.grad_mode.no_grad",
-        "torch.autograd.inference_mode",
-    }
-)
-# Inference mode: nothing inside records a graph, whatever grad mode says (`enable_grad()` or
-# `set_grad_enabled(True)` inside it turn grad mode on, not recording); `inference_mode(False)` turns
-# grad mode on.
+NO_GRAD_CMS = frozenset({"torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
+# Inference mode, told apart before the others (Evaluator.inference_item): nothing inside records a
+# graph, whatever grad mode says (`enable_grad()` or `set_grad_enabled(True)` inside it turn grad
+# mode on, not recording); `inference_mode(False)` turns grad mode on.
 INFERENCE_CMS = frozenset(
     {"torch.inference_mode", "torch.autograd.inference_mode", "torch.autograd.grad_mode.inference_mode"}
 )
