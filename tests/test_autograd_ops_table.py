@@ -50,3 +50,33 @@ def test_torchapi_sets_follow_the_table() -> None:
     assert "relu_" in torchapi.INPLACE_SAVES_OUTPUT and "abs_" not in torchapi.INPLACE_SAVES_OUTPUT
     # names the table does not cover keep their hand-written entry
     assert "cuda" in table["unprobed"] and "cuda" in torchapi.NO_SAVE
+
+
+def test_layer_params_table_is_current() -> None:
+    pytest.importorskip("torch")
+    script = REPO / "scripts" / "probe_layer_params.py"
+    proc = subprocess.run(
+        [sys.executable, str(script), "--check"], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, (
+        f"stale table; rerun python3 scripts/probe_layer_params.py\n{proc.stdout}{proc.stderr}"
+    )
+
+
+def test_layer_param_names_follow_the_arguments() -> None:
+    """Names for the arguments a layer was built with; None where the table does not say."""
+    unknown = object()
+    assert torchapi.layer_param_names("Linear", {"arg0": 4, "arg1": 2}, unknown) == ("weight", "bias")
+    assert torchapi.layer_param_names("Linear", {"arg0": 4, "arg1": 2, "bias": False}, unknown) == ("weight",)
+    assert torchapi.layer_param_names("Linear", {"arg2": False}, unknown) == ("weight",)
+    assert torchapi.layer_param_names("Linear", {"bias": unknown}, unknown) is None
+    assert torchapi.layer_param_names("Conv2d", {"stride": 2, "padding": 1}, unknown) == ("weight", "bias")
+    assert torchapi.layer_param_names("LSTM", {"num_layers": 2}, unknown) == (
+        "weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0",
+        "weight_ih_l1", "weight_hh_l1", "bias_ih_l1", "bias_hh_l1",
+    )  # fmt: skip
+    assert torchapi.layer_param_names("LSTM", {"proj_size": 2}, unknown) is None  # adds weight_hr_l0
+    assert torchapi.layer_param_names("LSTM", {"num_layers": 6}, unknown) is None  # not probed
+    assert torchapi.layer_param_names("MultiheadAttention", {"kdim": 3}, unknown) is None
+    assert torchapi.layer_param_names("InstanceNorm2d", {"arg0": 4}, unknown) == ()
+    assert torchapi.layer_param_names("Dropout", {}, unknown) is None  # not a layer of the table

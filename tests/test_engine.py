@@ -4608,3 +4608,109 @@ def test_hooks_that_fill_containers_leave_the_rest_known(where: str) -> None:
     (result,) = run_snippets([Snippet(source)])
     _ran_as_claimed(result, "", _NO_GRAD_FN)
     assert [(f.code, f.span.line) for f in analyze(source)] == [("GG106", 22)]
+
+
+_NP = "for name, p in model.named_parameters():\n    "
+_IP = "for i, (name, p) in enumerate(model.named_parameters()):\n    "
+_THEN = ":\n        p."
+
+
+@pytest.mark.parametrize(
+    ("loop", "frozen_all"),
+    [
+        (_NP + 'if "classifer" not in name:\n        p.requires_grad = False', True),
+        (_NP + 'if "classifier" not in name:\n        p.requires_grad = False', False),
+        (_NP + 'p.requires_grad = "lora_" in name', True),
+        (_NP + 'p.requires_grad = name.startswith("classifier")', False),
+        (_NP + 'if name not in ["classifier.weight", "bias"]:\n        p.requires_grad_(False)', False),
+        (_NP + 'if any(k in name for k in ("backbone", "head"))' + _THEN + "requires_grad = False", False),
+        (
+            _NP + 'if any(k in name for k in ("backbone", "classifier"))' + _THEN + "requires_grad_(False)",
+            True,
+        ),
+        (_NP + 'if "bias" in name:\n        p.requires_grad = False', False),
+        (_IP + "if i < 4:\n        p.requires_grad = False", False),
+        (_IP + "if i < 6:\n        p.requires_grad = False", True),
+        (
+            "model.requires_grad_(False)\n"
+            + _NP
+            + 'if "fc" in name or "classifier" in name'
+            + _THEN
+            + "requires_grad_()",
+            False,
+        ),
+    ],
+)
+def test_freezing_by_name_freezes_what_it_names(loop: str, frozen_all: bool) -> None:
+    """`named_parameters()` of a model whose layers are known yields each parameter with the name
+    torch gives it (`backbone.0.weight`, `classifier.bias`: the layers' names come from a table
+    derived from torch): a freeze by name (a typo, a LoRA prefix the model lacks, an index) that
+    catches every parameter leaves the loss without a graph, so its backward raises (torch 2.13;
+    GG106, told at the freeze); one that leaves a layer, or part of one, trainable is clean."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.backbone = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 8))
+                self.classifier = nn.Linear(8, 2)
+
+            def forward(self, x):
+                return self.classifier(self.backbone(x))
+
+
+        model = Net()
+        {loop}
+        loss = model(torch.randn(3, 4)).sum()
+        loss.backward()
+        """
+    ).replace("{loop}", loop)
+    trained = "any(p.grad is not None for p in model.parameters())"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, _NO_GRAD_FN if frozen_all else None)
+    findings = [(f.code, f.span.line) for f in analyze(source)]
+    assert findings == ([("GG106", 18 + loop.count("\n"))] if frozen_all else [])
+    if frozen_all:
+        (finding,) = analyze(source)
+        freeze_line = next(i for i, t in enumerate(source.splitlines(), 1) if "requires_grad" in t)
+        assert f"on line {freeze_line}" in finding.message
+
+
+def test_freezing_by_name_leaves_layers_it_cannot_name_alone() -> None:
+    """A model holding a layer the analysis does not know (made by `getattr(nn, kind)(...)`): the
+    names of the layers it knows are still exact, so a freeze of `backbone.*` and `classifier.*`
+    freezes those, but the unknown layer (`extra.weight`) may train, and does (torch 2.13 runs it
+    clean): nothing is claimed."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self, kind):
+                super().__init__()
+                self.backbone = nn.Linear(4, 8)
+                self.extra = getattr(nn, kind)(8, 8)
+                self.classifier = nn.Linear(8, 2)
+
+            def forward(self, x):
+                return self.classifier(self.extra(self.backbone(x)))
+
+
+        model = Net("Linear")
+        for name, p in model.named_parameters():
+            if name.startswith("backbone") or name.startswith("classifier"):
+                p.requires_grad = False
+        loss = model(torch.randn(3, 4)).sum()
+        loss.backward()
+        """
+    )
+    trained = "model.extra.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, None)
+    assert analyze(source) == []

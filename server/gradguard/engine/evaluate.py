@@ -36,6 +36,7 @@ from .values import (
     GradMode,
     IPath,
     ModuleInst,
+    OneParam,
     OptimizerInfo,
     Site,
     Taint,
@@ -44,6 +45,7 @@ from .values import (
     elements,
     held_sites,
     join,
+    param_module,
     remap_module,
 )
 
@@ -198,6 +200,8 @@ class Evaluator:
         # Forward hooks registered: "some" (their modules are marked), "all" (on every module, by
         # `register_module_forward_hook`), "" (none).
         self.hooks = ""
+        self.param_cells = False  # a parameter's flag was set alone (see set_param_flag)
+        self._plain_classes: dict[int, bool] = {}  # see _plain_module_class
         self.optimizers: list[OptimizerInfo] = []
         # The module's names read while one unit runs, and while module code runs, what the
         # functions it calls read and run (see engine.incremental).
@@ -520,6 +524,17 @@ class Evaluator:
         vals = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
         if self.same_storage(node):
             return Val(Grad.NONE, Ty.OTHER, truth=True)
+        if (
+            len(node.ops) == 1
+            and isinstance(node.ops[0], (ast.In, ast.NotIn))
+            and vals[0].lit is not None
+            and vals[1].ty in (Ty.LIST, Ty.TUPLE)
+            and vals[1].elts is not None
+            and all(e.lit is not None for e in (vals[0], *vals[1].elts))
+        ):
+            # `name not in ["fc.weight", "fc.bias"]`: a known value among known ones.
+            among = any(e.lit == vals[0].lit for e in vals[1].elts)
+            return Val(Grad.NONE, Ty.OTHER, truth=among is isinstance(node.ops[0], ast.In))
         if len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) and vals[1].ty is Ty.DICT:
             # `"neg_bias" in cfg.logit_reg` on a dict whose keys are all known.
             found = contains(vals[0], vals[1])
@@ -574,6 +589,8 @@ class Evaluator:
         for i, v in enumerate(node.values):
             val = self.expr(v)
             truth = known_truth(val)
+            if truth is None and _string_call(v):
+                truth = val.truth  # `name.startswith("fc") or ...` of a known name
             if truth is None:
                 for rest in node.values[i + 1 :]:
                     self.expr(rest)
@@ -920,7 +937,7 @@ class Evaluator:
                     shape=base.shape,
                     via_data=True,
                     cause=("`.data`", node),
-                    info=base.info if isinstance(base.info, ModuleInst) else None,  # whose parameters
+                    info=base.info if param_module(base) is not None else None,  # whose parameters
                 )
             if attr == "grad":
                 self.leaf_grad_read(node, base)
@@ -1668,6 +1685,11 @@ class Evaluator:
         ]
 
     def builtin_call(self, name: str, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
+        if name in ("any", "all") and len(args) == 1 and args[0].ty in (Ty.LIST, Ty.TUPLE) and not kwargs:
+            # `any(x in name for x in frozen_names)` over known elements of known truth.
+            truths = [e.truth if e.truth is not None else known_truth(e) for e in args[0].elts or ()]
+            if args[0].elts is not None and None not in truths:
+                return Val(Grad.NONE, Ty.OTHER, truth=any(truths) if name == "any" else all(truths))
         if name in ("float", "int", "bool") and args:
             if args[0].is_tensor:
                 return Val(Grad.NONE, Ty.NUMBER, cause=(f"`{name}()`", node))
@@ -2167,6 +2189,16 @@ class Evaluator:
             # A tensor method on a value of unknown kind, under no_grad: no grad_fn on the result.
             ty = Ty.TENSOR if name not in _MULTI_OUTPUT else Ty.UNKNOWN
             return Val(Grad.NONE, ty, obj=object(), cause=self.no_grad_cause(node))
+        if name in ("startswith", "endswith") and recv.lit is not None and isinstance(recv.lit[0], str):
+            # `name.startswith("fc")` of a known name (a parameter's, in a loop over them).
+            text = recv.lit[0]
+            prefix = args[0] if len(args) == 1 and not kwargs else None
+            options = prefix.elts if prefix is not None and prefix.ty is Ty.TUPLE else (prefix,)
+            words = [o.lit[0] for o in options or () if o is not None and o.lit is not None]
+            known = prefix is not None and len(words) == len(options or ())
+            if known and all(isinstance(w, str) for w in words):
+                test = text.startswith if name == "startswith" else text.endswith
+                return Val(Grad.NONE, Ty.OTHER, truth=any(test(cast(str, w)) for w in words))
         if recv.ty is Ty.OTHER and recv.qual == "argparse.ArgumentParser":
             return self.parser_method(recv, name, node)
         if recv.ty is Ty.OTHER and recv.qual == GRAD_SCALER:
@@ -2570,8 +2602,8 @@ class Evaluator:
             )
             if first_arg is not None and method:
                 self.rebind(first_arg, new)
-            if isinstance(recv.info, ModuleInst) and recv.ty is Ty.TENSOR:
-                self.set_requires_grad(recv.info, True if on else False if off else None)
+            if recv.ty is Ty.TENSOR and param_module(recv) is not None:
+                self.set_param_flag(recv, True if on else False if off else None)
             return new
         if method and name.endswith("_") and not name.endswith("__") and name not in _NOT_AUTOGRAD_WRITES:
             # An in-place tensor method.
@@ -2839,11 +2871,12 @@ class Evaluator:
         element = isinstance(target, ast.Subscript) and self.peek(target.value).ty in (Ty.LIST, Ty.DICT)
         dirt = Dirt(node, "data" if cur.via_data else "inplace", target, stmt=stmt, element=element)
         objs = [cur.obj]
-        if isinstance(cur.info, ModuleInst) and cur.obj is cur.info.params_obj:
+        owner = param_module(cur)
+        if owner is not None and cur.obj is owner.params_obj:
             # A module's parameters taken one by one (`for p in model.parameters()`): the change
             # reaches those of its sub-modules too (a state still valid after the loop only if
             # every iteration made it).
-            objs = list(cur.info.all_params_objs())
+            objs = list(owner.all_params_objs())
             # Rewriting it out of place would only rebind the loop variable: no automatic fix.
             dirt = Dirt(node, dirt.kind, target, stmt=None)
         for site in (s for obj in objs for s in self.saved_by(obj, operand)):
@@ -3240,6 +3273,11 @@ class Evaluator:
         """Are the module's parameters frozen at this point of the flow (None: not known)?"""
         cell = self.st.env.get(inst.key + ".requires_grad") if self.st is not None else None
         if cell is None or cell.truth is None:
+            if self.param_cells and inst.kind == "container" and inst.seq_children and not inst.alike:
+                # Its layers frozen one by one (by name): frozen when every layer with parameters is.
+                layers = [c for c in inst.seq_children if c.has_params]
+                if layers and all(self.frozen(c) is True for c in layers):
+                    return True
             return None
         return not cell.truth
 
@@ -3304,7 +3342,8 @@ class Evaluator:
         if self.st is None:
             return
         env = self.st.env
-        for key in [k for k, cell in env.items() if cell is FALSE and k.endswith(".requires_grad")]:
+        frozen = [k for k, cell in env.items() if cell.truth is False and ".requires_grad" in k]
+        for key in frozen:
             env[key] = UNKNOWN
 
     def set_requires_grad(self, inst: ModuleInst, flag: bool | None) -> None:
@@ -3314,11 +3353,144 @@ class Evaluator:
         and unfrozen for its own step, a freeze under an unknown condition is unknown after it."""
         inst.frozen = flag is not True
         if self.st is not None:
-            self.st.env[inst.key + ".requires_grad"] = (
-                TRUE if flag is True else FALSE if flag is False else UNKNOWN
-            )
+            env = self.st.env
+            key = inst.key + ".requires_grad"
+            env[key] = self.flag_cell(flag)
+            if self.param_cells:
+                # The whole module's flag replaces what was set parameter by parameter.
+                for cell in [k for k in env if k.startswith(key + ":")]:
+                    del env[cell]
         for child in list(inst.children.values()) + inst.seq_children:
             self.set_requires_grad(child, flag)
+
+    def flag_cell(self, flag: bool | None) -> Val:
+        """A module's (or parameter's) `requires_grad` cell; a freeze keeps the statement that made
+        it, which a backward that finds no graph tells as the cause."""
+        if flag is False:
+            stmt = self.stmt_stack[-1] if self.stmt_stack else None
+            return FALSE.with_(cause=(FREEZE_CAUSE, stmt)) if stmt is not None else FALSE
+        return TRUE if flag is True else UNKNOWN
+
+    def freeze_statement(self, inst: ModuleInst) -> ast.AST | None:
+        """Where a module known frozen was frozen (for a container frozen layer by layer, where
+        its first layer was)."""
+        cell = self.st.env.get(inst.key + ".requires_grad") if self.st is not None else None
+        if cell is not None and cell.truth is False:
+            return cell.cause[1] if cell.cause is not None else None
+        if inst.kind == "container":
+            first = next((c for c in inst.seq_children if c.has_params), None)
+            return self.freeze_statement(first) if first is not None else None
+        return None
+
+    def set_param_flag(self, param: Val, flag: bool | None) -> None:
+        """``requires_grad`` set on a parameter tensor: all of its module's when it stands for them
+        (`layer.weight`, a loop over `model.parameters()`), else (a loop over `named_parameters()`
+        that names each) only its own: its layer is frozen once all of the layer's are."""
+        ref = param.info
+        if not isinstance(ref, OneParam):
+            owner = param_module(param)
+            if owner is not None:
+                self.set_requires_grad(owner, flag)
+            return
+        if self.st is None:
+            return
+        env = self.st.env
+        self.param_cells = True
+        key = ref.owner.key + ".requires_grad"
+        cells = [f"{key}:{name}" for name in ref.siblings]
+        whole = env.get(key)
+        if whole is not None and not any(c in env for c in cells):
+            for cell in cells:
+                env[cell] = whole  # until now every parameter had the layer's flag
+        env[f"{key}:{ref.name}"] = self.flag_cell(flag)
+        truths = {env[c].truth if c in env else None for c in cells}
+        common = truths.pop() if len(truths) == 1 else None
+        env[key] = self.flag_cell(common)
+        ref.owner.frozen = common is False
+        for outer in reversed(ref.chain):
+            # A model or block holding it is frozen (or trainable) as a whole when all its layers
+            # are, known only when every parameter is; else its layers decide, when it is called.
+            layers = [m for m in outer.modules() if m.has_params and m.user_class is None]
+            layers = [m for m in layers if m.cls_name not in _CONTAINERS]
+            truths = {env[k].truth if (k := m.key + ".requires_grad") in env else None for m in layers}
+            common = truths.pop() if ref.complete and len(truths) == 1 else None
+            if common is not None or outer.key + ".requires_grad" in env:
+                env[outer.key + ".requires_grad"] = self.flag_cell(common)
+                outer.frozen = common is False
+
+    def parameter_list(
+        self, root: ModuleInst
+    ) -> tuple[list[tuple[str, OneParam]], bool] | None:
+        """``root.named_parameters()`` as torch lists it, from the layers known here: each name with
+        its parameter, and whether the list is complete (False: a part not known may hold more,
+        e.g. an attribute of unknown value; the names listed are still exact). None when a layer
+        it certainly holds has parameters not known by name, or there are too many."""
+        out: list[tuple[str, OneParam]] = []
+        seen: set[int] = set()
+        complete = True
+        env = self.st.env if self.st is not None else {}
+
+        def walk(inst: ModuleInst, prefix: str, chain: tuple[ModuleInst, ...]) -> bool:
+            nonlocal complete
+            if id(inst) in seen:
+                return True  # a shared module: its parameters are listed once, where first met
+            seen.add(id(inst))
+            if len(chain) > _MAX_MODULE_DEPTH or len(out) > _MAX_NAMED_PARAMS:
+                return False
+            inner = (*chain, inst)
+            cls = inst.user_class
+            if cls is None:
+                if inst.kind in ("activation", "loss"):
+                    return True
+                if inst.cls_name in ("Sequential", "ModuleList"):
+                    if not inst.seq_children or inst.alike or inst.children:
+                        return False  # a number of layers not known (or layers not known)
+                    return all(walk(c, f"{prefix}{i}.", inner) for i, c in enumerate(inst.seq_children))
+                if inst.cls_name == "ModuleDict":
+                    if not inst.children:
+                        return False
+                    return all(walk(c, f"{prefix}{k}.", inner) for k, c in inst.children.items())
+                origin = inst.origin
+                spread = isinstance(origin, ast.Call) and (
+                    any(isinstance(a, ast.Starred) for a in origin.args)
+                    or any(k.arg is None for k in origin.keywords)
+                )
+                names = None if spread else api.layer_param_names(inst.cls_name, inst.kwargs, _NOT_CONST)
+                if names is None or any(f"{inst.key}.{n}" in env for n in names):
+                    return False  # not known by name, or a parameter replaced (tied weights)
+                out.extend((prefix + n, OneParam(inst, n, names, chain, True)) for n in names)
+                return True
+            plain = self._plain_classes.get(id(cls))
+            if plain is None:
+                plain = self._plain_classes[id(cls)] = _plain_module_class(cls)
+            if not plain:
+                complete = False  # parameters of its own that no attribute shows
+            head = inst.key + "."
+            attrs = list(inst.attrs)
+            attrs += [
+                k[len(head) :]
+                for k in env
+                if k.startswith(head)
+                and "." not in k[len(head) :]
+                and k[len(head) :] not in inst.attrs
+                and not k[len(head) :].startswith("requires_grad")
+            ]
+            for attr in attrs:
+                val = env.get(head + attr) or inst.attrs.get(attr)
+                if val is None:
+                    continue
+                if val.ty is Ty.MODULE:
+                    if val.module is None or not walk(val.module, f"{prefix}{attr}.", inner):
+                        complete = False
+                elif val.ty is Ty.UNKNOWN or val.grad in (Grad.LEAF, Grad.UNKNOWN) and val.is_tensor:
+                    complete = False  # maybe a module or an `nn.Parameter`
+            return True
+
+        if not walk(root, "", ()) or len(out) > _MAX_NAMED_PARAMS:
+            return None
+        if not complete:
+            out = [(name, OneParam(p.owner, p.name, p.siblings, p.chain, False)) for name, p in out]
+        return out, complete
 
     def sequential_init(self, ref: SuperRef, name: str, node: ast.Call, args: list[Val]) -> bool:
         """``super().__init__(*layers)`` in a subclass of ``nn.Sequential``: its modules, in order."""
@@ -3451,7 +3623,7 @@ class Evaluator:
                 # An input already cut off (no_grad, `.detach()`, a reentrant checkpoint) is the
                 # cause to tell: the layer's own freezing adds nothing to undo.
                 cut = next((a.cause for a in given if a.cause is not None and _cuts(a.cause)), None)
-                cause = cut or ("freezing the parameters (`requires_grad = False`)", node)
+                cause = cut or (FREEZE_CAUSE, self.freeze_statement(inst) or node)
                 return Val(Grad.NONE, Ty.TENSOR, obj=object(), cause=cause)
         # A network frozen at this point and called on an input that requires grad (a saliency
         # map, an attack, a perceptual loss): the output has a graph, its parameters get no grad.
@@ -4149,6 +4321,61 @@ def acc_taints(stmt: ast.stmt, key: object) -> frozenset[Taint]:
     return frozenset({Taint("accumulated", stmt, key), Taint("carried", stmt, key)})
 
 
+FREEZE_CAUSE = "freezing the parameters (`requires_grad = False`)"
+_CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
+
+
+def _plain_module_class(cls: Any) -> bool:
+    """Does a module class of the project register parameters only by assigning attributes (so
+    that its attributes show them all)? Not when it extends a torch layer or `nn.Sequential`, has
+    other bases than `nn.Module` and the project's classes, or registers by other means."""
+    for c in [cls, *_all_bases(cls)]:
+        if c.torch_base is not None or c.sequential:
+            return False
+        for base in c.node.bases:
+            named = _word(base)
+            if named != "Module" and not any(b.node.name == named for b in c.bases):
+                return False
+        if {"parameters", "named_parameters", "__setattr__"} & c.methods.keys():
+            return False
+        for node in ast.walk(c.node):
+            if _word(node).startswith(_OTHER_REGISTRATIONS):
+                return False
+    return True
+
+
+def _word(node: ast.AST) -> str:
+    """The name a name or attribute node spells last (`nn.Module` -> "Module"); else ""."""
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+
+
+def _all_bases(cls: Any) -> list[Any]:
+    out: list[Any] = []
+    todo = list(cls.bases)
+    while todo:
+        c = todo.pop(0)
+        if c not in out:
+            out.append(c)
+            todo.extend(c.bases)
+    return out
+
+
+# Ways a module class may register parameters or modules that its attributes do not show.
+_OTHER_REGISTRATIONS = ("Parameter", "register_parameter", "register_module", "setattr", "__dict__")
+_MAX_NAMED_PARAMS = 256
+_MAX_MODULE_DEPTH = 12
+
+
+def _string_call(node: ast.expr) -> bool:
+    """`name.startswith(...)`, `any(...)`, `all(...)`: calls whose outcome the evaluation gives
+    (as `truth`) for known strings."""
+    if not isinstance(node, ast.Call):
+        return False
+    if isinstance(node.func, ast.Name):
+        return node.func.id in ("any", "all")
+    return isinstance(node.func, ast.Attribute) and node.func.attr in ("startswith", "endswith")
+
+
 def _known_children(inst: ModuleInst) -> list[tuple[object, ModuleInst]] | None:
     """A torch container's children in order, with their names (`"0"`, `"1"`... for a Sequential or
     ModuleList), when every one is known."""
@@ -4623,7 +4850,8 @@ def _are_parameters(inputs: Val) -> bool:
     if not members or not all(m.is_tensor or m.ty is Ty.PARAMS for m in members):
         return True  # not known to be inputs: not claimed to be a penalty
     return all(
-        m.ty is Ty.PARAMS or isinstance(m.info, ModuleInst) and m.obj is m.info.params_obj for m in members
+        m.ty is Ty.PARAMS or (owner := param_module(m)) is not None and m.obj is owner.params_obj
+        for m in members
     )
 
 
@@ -4985,6 +5213,9 @@ def compare_truth(node: ast.Compare, vals: list[Val]) -> bool | None:
     if isinstance(op, ast.NotEq):
         return a != b
     if type(a) is str:
+        assert isinstance(b, str)
+        if isinstance(op, (ast.In, ast.NotIn)):
+            return (a in b) is isinstance(op, ast.In)  # `"lora_" in name`
         return None
     assert isinstance(a, (int, float)) and isinstance(b, (int, float))
     if isinstance(op, ast.Lt):

@@ -34,6 +34,7 @@ from .evaluate import (
     Frame,
     _key_val,
     _store_item,
+    _string_call,
     _target_names,
     acc_taints,
     binding,
@@ -63,6 +64,7 @@ from .values import (
     Ty,
     Val,
     elements,
+    param_module,
 )
 
 
@@ -818,7 +820,7 @@ class Interpreter(Evaluator):
     def s_If(self, node: ast.If) -> None:
         test = self.expr(node.test)
         truth = self.static_truth(node.test)
-        if truth is None and isinstance(node.test, ast.Compare):
+        if truth is None and (isinstance(node.test, ast.Compare) or _string_test(node.test)):
             truth = test.truth  # `if (i + 1) % k == 0:` on known numbers, `if key in cfg:`
         if truth is not None and self.loops and not self.loops[-1].skipped_backprop:
             passed_by = node.orelse if truth else node.body
@@ -1148,6 +1150,12 @@ class Interpreter(Evaluator):
             if node.orelse:
                 self.block(node.orelse)
             return
+        named = self.parameters_by_name(node)
+        if named is not None:
+            # `for name, p in model.named_parameters(): p.requires_grad = "lora_" in name`: each
+            # parameter in turn, with its name, so freezing by name freezes what it names.
+            self.each_element(node, named, elem, every=True)
+            return
         exact = iter_val.elts if iter_val.ty in (Ty.LIST, Ty.TUPLE) else None
         keys = iter_val.keys if iter_val.ty is Ty.DICT and iter_val.elts is not None else None
         if keys and len(keys) <= MAX_EXACT_ELEMENTS and any(carries_graph(e) for e in iter_val.elts or ()):
@@ -1275,6 +1283,56 @@ class Interpreter(Evaluator):
         if found is None:
             found = self._loop_facts[key] = fact(loop)
         return found
+
+    def parameters_by_name(self, loop: ast.For | ast.AsyncFor) -> list[Val] | None:
+        """The elements of a loop over `m.named_parameters()` / `m.parameters()` (or `enumerate` of
+        it) that sets their `requires_grad`, one per parameter with its name, when the model's
+        layers are known (see parameter_list). A list that may miss parameters of parts not known
+        serves only a loop whose iterations do not depend on their order or number."""
+        it = loop.iter
+        counted = isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate"
+        if counted:
+            assert isinstance(it, ast.Call)
+            if len(it.args) != 1 or it.keywords:
+                return None
+            it = it.args[0]
+        if not (
+            isinstance(it, ast.Call)
+            and isinstance(it.func, ast.Attribute)
+            and it.func.attr in ("named_parameters", "parameters")
+            and not it.args
+            and not it.keywords
+        ):
+            return None
+        model = self.peek(it.func.value)
+        if model.ty is not Ty.MODULE or model.module is None or not self.loop_fact(loop, _sets_requires_grad):
+            return None
+        listed = self.parameter_list(model.module)
+        if listed is None:
+            return None
+        params, complete = listed
+        named = it.func.attr == "named_parameters"
+        if not params or not complete and (counted or not named or self.loop_fact(loop, _order_matters)):
+            return None
+        if not counted and not (named and self.loop_fact(loop, _reads_param_name)):
+            return None  # every parameter treated alike: the loop's summary says as much
+        out: list[Val] = []
+        for k, (name, ref) in enumerate(params):
+            trainable = self.trainable(ref.owner)
+            tensor = Val(
+                Grad.LEAF if trainable else Grad.UNKNOWN,
+                Ty.TENSOR,
+                obj=ref.owner.params_obj if trainable else None,
+                info=ref,
+            )
+            elt = (
+                Val(Grad.NONE, Ty.TUPLE, elts=(Val(Grad.NONE, Ty.OTHER, lit=(name,)), tensor))
+                if named
+                else tensor
+            )
+            number = Val(Grad.NONE, Ty.NUMBER, lit=(k,))
+            out.append(Val(Grad.NONE, Ty.TUPLE, elts=(number, elt)) if counted else elt)
+        return out
 
     def each_in_turn(self, loop: ast.For | ast.AsyncFor, exact: tuple[Val, ...]) -> bool:
         """Is a loop over this short known sequence, which carries no graph, followed element by
@@ -1781,10 +1839,12 @@ class Interpreter(Evaluator):
                     self.rep.publish(obs.FlagOnNonLeaf(stmt, target, self.carried_from(base)))
                     return
                 flag = target_const(stmt)
-                if flag is None and val.ty is Ty.NUMBER:
-                    flag = val.truth  # a flag passed in: `def set_requires_grad(net, flag)`
-                if isinstance(base.info, ModuleInst) and base.ty is Ty.TENSOR:
-                    self.set_requires_grad(base.info, flag)
+                if flag is None and val.ty in (Ty.NUMBER, Ty.OTHER):
+                    # A flag passed in (`def set_requires_grad(net, flag)`), a known test
+                    # (`p.requires_grad = "lora_" in name`).
+                    flag = val.truth
+                if base.ty is Ty.TENSOR and param_module(base) is not None:
+                    self.set_param_flag(base, flag)
                 if base.is_tensor and isinstance(target.value, (ast.Name, ast.Attribute)):
                     grad = Grad.LEAF if flag is True else Grad.NONE if flag is False else Grad.UNKNOWN
                     if base.obj is not None and base.grad in (Grad.NONE, Grad.LEAF, Grad.UNKNOWN):
@@ -2131,7 +2191,7 @@ def _expects_error(expr: ast.expr) -> bool:
 
 
 def _sets_requires_grad(loop: ast.For | ast.AsyncFor) -> bool:
-    """Does the loop body set `.requires_grad` of what its target names?"""
+    """Does the loop body set `.requires_grad` of what its target names (or call `requires_grad_`)?"""
     names = set(_target_names(loop.target))
     for stmt in loop.body:
         for n in ast.walk(stmt):
@@ -2143,7 +2203,42 @@ def _sets_requires_grad(loop: ast.For | ast.AsyncFor) -> bool:
                 and n.value.id in names
             ):
                 return True
+            if (
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and n.func.attr == "requires_grad_"
+                and isinstance(n.func.value, ast.Name)
+                and n.func.value.id in names
+            ):
+                return True
     return False
+
+
+def _string_test(test: ast.expr) -> bool:
+    """`any(k in name for k in keys)`, `name.startswith("fc")` (or of such tests): tests whose
+    truth the evaluation gives for known strings."""
+    if isinstance(test, ast.BoolOp):
+        return all(isinstance(v, ast.Compare) or _string_call(v) for v in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return isinstance(test.operand, ast.Compare) or _string_call(test.operand)
+    return _string_call(test)
+
+
+def _reads_param_name(loop: ast.For | ast.AsyncFor) -> bool:
+    """Does the body of `for name, p in ...named_parameters()` read `name` (`enumerate` of it:
+    `for i, (name, p) in ...`)?"""
+    target = loop.target
+    if isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Tuple):
+        target = target.elts[1]
+    if not (isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name)):
+        return False
+    name = target.elts[0].id
+    return any(isinstance(n, ast.Name) and n.id == name for stmt in loop.body for n in ast.walk(stmt))
+
+
+def _order_matters(loop: ast.For | ast.AsyncFor) -> bool:
+    """May what an iteration does depend on the iterations before it (a `break`, a counter)?"""
+    return any(isinstance(n, (ast.Break, ast.AugAssign, ast.Nonlocal, ast.Global)) for n in ast.walk(loop))
 
 
 def _project_object(val: Val) -> bool:

@@ -10,6 +10,7 @@ import json
 import os
 import re
 from collections.abc import Callable
+from typing import Any
 
 # ---- What each op saves for backward: derived from torch itself -----------------------------------------
 # data/autograd_ops.json is written by scripts/probe_autograd_ops.py, which applies every op to fresh
@@ -18,8 +19,9 @@ from collections.abc import Callable
 # current). It is read once here, as plain JSON: torch is never imported at run time.
 
 
-def _load_table() -> dict[str, dict[str, object]]:
-    path = os.path.join(os.path.dirname(__file__), "data", "autograd_ops.json")
+def _read_data(name: str) -> dict[str, object]:
+    """A table of data/ (see the scripts that write them), as plain JSON."""
+    path = os.path.join(os.path.dirname(__file__), "data", name)
     if os.path.isfile(path):
         # A plain read: importlib.resources costs a check a tenth of its start-up time.
         with open(path, encoding="utf-8") as handle:
@@ -27,12 +29,15 @@ def _load_table() -> dict[str, dict[str, object]]:
     else:  # installed inside a zip archive
         from importlib import resources
 
-        text = (
-            resources.files(__package__ or "gradguard.engine")
-            .joinpath("data/autograd_ops.json")
-            .read_text(encoding="utf-8")
-        )
-    ops = json.loads(text)["ops"]
+        package = resources.files(__package__ or "gradguard.engine")
+        text = package.joinpath(f"data/{name}").read_text(encoding="utf-8")
+    table = json.loads(text)
+    assert isinstance(table, dict)
+    return table
+
+
+def _load_table() -> dict[str, dict[str, object]]:
+    ops = _read_data("autograd_ops.json")["ops"]
     assert isinstance(ops, dict)
     return ops
 
@@ -42,6 +47,43 @@ def _load_table() -> dict[str, dict[str, object]]:
 GRAD_SCALER = "torch.amp.GradScaler"
 
 _TABLE = _load_table()
+
+# ---- Which parameters each layer has: derived from torch itself ------------------------------------------
+# data/layer_params.json is written by scripts/probe_layer_params.py, which builds every layer class below
+# with each combination of the options that change its parameters and records `named_parameters()`.
+# Read on first use: only a loop that freezes parameters by name needs it.
+_LAYER_PARAMS: dict[str, Any] | None = None
+
+
+def layer_param_names(cls_name: str, given: dict[str, object], unknown: object) -> tuple[str, ...] | None:
+    """The names of a torch layer's parameters, in torch's order, for the arguments it was built
+    with (``given``: keyword or ``arg<i>`` -> the value, ``unknown`` where not known); None when the
+    table does not say (a layer or an argument it does not cover, a value not known)."""
+    global _LAYER_PARAMS
+    if _LAYER_PARAMS is None:
+        _LAYER_PARAMS = _read_data("layer_params.json")["layers"]  # type: ignore[assignment]
+    assert _LAYER_PARAMS is not None
+    row = _LAYER_PARAMS.get(cls_name)
+    if row is None:
+        return None
+    positional: list[str] = row["positional"]
+    chosen: dict[str, object] = dict(row["defaults"])
+    for key, value in given.items():
+        arg = positional[int(key[3:])] if key.startswith("arg") and key[3:].isdigit() else key
+        if key.startswith("arg") and key[3:].isdigit() and int(key[3:]) >= len(positional):
+            return None
+        if arg in chosen:
+            if value is unknown:
+                return None
+            chosen[arg] = value
+        elif arg not in row["neutral"]:
+            return None  # an argument that may change the parameters (`kdim`, `proj_size`)
+    for variant in row["variants"]:
+        if variant["options"] == chosen:
+            return tuple(variant["names"])
+    return None  # a value not tried (`num_layers=6`)
+
+
 # Out-of-place ops (methods and functions) and in-place ops (``x.relu_()``, ``F.elu(x, inplace=True)``).
 _OPS = {name: row for name, row in _TABLE.items() if row["kind"] != "inplace"}
 _INPLACE = {name: row for name, row in _TABLE.items() if row["kind"] == "inplace"}

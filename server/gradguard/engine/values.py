@@ -203,6 +203,28 @@ class ModuleInst:
         return f"ModuleInst({self.cls_name})"
 
 
+@record(frozen=True, slots=True, eq=False)
+class OneParam:
+    """One parameter of a layer, as a loop over `named_parameters()` binds it (a tensor's ``info``):
+    its layer, its name in the layer, the names of all the layer's parameters, and the modules
+    that hold the layer (the model first). Setting its `requires_grad` freezes only it."""
+
+    owner: ModuleInst
+    name: str
+    siblings: tuple[str, ...]
+    chain: tuple[ModuleInst, ...]
+    complete: bool  # the list it came from has every parameter of the model
+
+
+def param_module(val: Val) -> ModuleInst | None:
+    """The module whose parameter(s) a tensor is, when known (`layer.weight`, a loop over
+    `model.parameters()` or `model.named_parameters()`)."""
+    info = val.info
+    if isinstance(info, ModuleInst):
+        return info
+    return info.owner if isinstance(info, OneParam) else None
+
+
 def remap_module(val: Val, memo: dict[int, ModuleInst]) -> Val:
     """``val`` as it is inside a deep copy: its module the copy's, a tensor a new object."""
     copy = memo.get(id(val.module)) if val.module is not None else None

@@ -8,8 +8,11 @@ number), entirely under `torch.no_grad()` or `torch.inference_mode()` (where
 `enable_grad()` turns grad mode on but records nothing), or by a reentrant
 `checkpoint()` (`use_reentrant=True`, torch's default) whose inputs do not
 require grad: its output then requires none, whatever parameters the
-checkpointed blocks use (a frozen embedding in front of them). The squiggle is
-on the backward call; the message names what cut the graph.
+checkpointed blocks use (a frozen embedding in front of them), or a model
+whose parameters were all frozen, also by name (`for name, p in
+model.named_parameters(): p.requires_grad = "lora_" in name` on a model with no
+LoRA layer: the names are torch's, for the layers the analysis knows). The
+squiggle is on the backward call; the message names what cut the graph.
 
 ## Why is this bad
 
@@ -66,6 +69,8 @@ loss itself. `retain_graph` has nothing to do with this error.
   (Grad-CAM's activations) changes nothing.
 - `requires_grad = True` is set on parameters the analysis cannot name (layers
   found by name): no module is then taken as frozen.
+- A freeze by name leaves a layer, or part of one, trainable, or the model holds
+  a part the analysis does not know (whose parameters may still train).
 """
 
 from __future__ import annotations
