@@ -80,3 +80,42 @@ def test_layer_param_names_follow_the_arguments() -> None:
     assert torchapi.layer_param_names("MultiheadAttention", {"kdim": 3}, unknown) is None
     assert torchapi.layer_param_names("InstanceNorm2d", {"arg0": 4}, unknown) == ()
     assert torchapi.layer_param_names("Dropout", {}, unknown) is None  # not a layer of the table
+
+
+# Constructor arguments and input ranks the probe below needs (the rest: no argument, rank 4).
+_MODULE_ARGS: dict[str, tuple[tuple[object, ...], dict[str, object]]] = {
+    "Softmax": ((), {"dim": 1}),
+    "LogSoftmax": ((), {"dim": 1}),
+    "Softmin": ((), {"dim": 1}),
+    "GLU": ((), {"dim": 1}),
+    "Upsample": ((), {"scale_factor": 2}),
+    "Unflatten": ((1, (2, 2)), {}),
+    "PixelShuffle": ((2,), {}),
+    "PixelUnshuffle": ((2,), {}),
+    "ZeroPad2d": ((1,), {}),
+    "ReflectionPad2d": ((1,), {}),
+    "ReplicationPad2d": ((1,), {}),
+}
+
+
+def test_activation_modules_save_their_output_as_torch_says() -> None:
+    """torchapi.ACTIVATIONS[name] is True exactly when changing the module's output in place makes
+    backward raise "modified by an inplace operation" (torch 2.13)."""
+    torch = pytest.importorskip("torch")
+    for name, saves_output in torchapi.ACTIVATIONS.items():
+        args, kwargs = _MODULE_ARGS.get(name, ((), {}))
+        if name.endswith(("Pool1d", "Pool2d", "Pool3d")):
+            args = (1,) if name.startswith("Adaptive") else (2,)
+        module = getattr(torch.nn, name)(*args, **kwargs)
+        rank = 3 if "1d" in name else 5 if "3d" in name else 2 if name == "Unflatten" else 4
+        shape = {2: (2, 4), 3: (2, 4, 8), 4: (2, 4, 8, 8), 5: (2, 4, 4, 4, 4)}[rank]
+        x = torch.randn(*shape, dtype=torch.float64, requires_grad=True).clone()
+        out = module(x)
+        kept = out.clone()
+        out.add_(1.0)
+        try:
+            kept.sum().backward()
+            raised = False
+        except RuntimeError as exc:
+            raised = "modified by an inplace operation" in str(exc)
+        assert raised == saves_output, name

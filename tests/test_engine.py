@@ -4714,3 +4714,337 @@ def test_freezing_by_name_leaves_layers_it_cannot_name_alone() -> None:
     (result,) = run_snippets([Snippet(source, (trained,))])
     _ran_as_claimed(result, trained, None)
     assert analyze(source) == []
+
+
+def test_objects_made_in_a_loop_keep_their_own_state() -> None:
+    """Particles made one per iteration (`policy = Particle(); particles.append(policy)`) are distinct
+    objects: a rollout that resets each by index (`self.particles[i].reset()`) and fills its list,
+    then a loop that reads the lists back (`zip(self.particles[i].log_probs, ...)`) and
+    backpropagates each particle's own loss, keeps no graph across updates, and torch 2.13 runs it
+    clean: no GG301 (one particle's list does not stand for another's)."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+
+        class Particle(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.actor = nn.Linear(2, 2)
+                self.reset()
+
+            def reset(self):
+                self.log_probs = []
+
+
+        class Swarm:
+            def __init__(self, n):
+                self.particles, self.optimizers = [], []
+                for i in range(n):
+                    policy = Particle()
+                    self.particles.append(policy)
+                    self.optimizers.append(torch.optim.SGD(policy.parameters(), lr=0.1))
+
+            def act(self, i, state):
+                policy = self.particles[i]
+                dist = torch.distributions.Categorical(logits=policy.actor(state))
+                action = dist.sample()
+                policy.log_probs.append(dist.log_prob(action))
+                return action.item()
+
+            def rollout(self, steps):
+                for i in range(3):
+                    self.particles[i].reset()
+                    for t in range(steps):
+                        self.act(i, torch.randn(2))
+
+            def train(self):
+                for i in range(3):
+                    self.act(i, torch.randn(2))  # a bootstrap step, never used
+                    terms = []
+                    for log_prob, adv in zip(self.particles[i].log_probs, torch.randn(4)):
+                        terms.append(log_prob * adv)
+                    self.optimizers[i].zero_grad()
+                    torch.stack(terms).mean().backward()
+                    self.optimizers[i].step()
+
+
+        swarm = Swarm(3)
+        for it in range(3):
+            swarm.rollout(4)
+            swarm.train()
+        """
+    )
+    trained = "all(p.actor.weight.grad is not None for p in swarm.particles)"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, None)
+    assert analyze(source) == []
+
+
+def test_a_sum_tied_to_a_freed_graph_by_carried_state_is_no_leak() -> None:
+    """`err += mse(h, target)` inside the time loop, with `h` carried across epochs: the sum is
+    reset every epoch and backpropagated, which raises (torch 2.13) because the carried state ties
+    it to the last epoch's freed graph. That is GG104's bug, told at the state; GG301 (a leak) is
+    not: the sum is consumed by that backward. A running sum of losses already backpropagated
+    (`total += loss` after `loss.backward()`) is still a leak."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        cell = nn.GRUCell(3, 3)
+        opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+        h = torch.zeros(1, 3)
+        total = 0
+        for epoch in range(3):
+            err = 0
+            opt.zero_grad()
+            for t in range(4):
+                h = cell(torch.randn(1, 3), h)
+                err += (h - 1).pow(2).mean()
+            err.backward()
+            opt.step()
+        """
+    )
+    (result,) = run_snippets([Snippet(source)])
+    _ran_as_claimed(result, "", _SECOND_TIME)
+    assert [f.code for f in analyze(source)] == ["GG104"]
+    leak = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(3, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        total = 0
+        for step in range(3):
+            loss = model(torch.randn(4, 3)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += loss
+        """
+    )
+    assert [(f.code, f.span.line) for f in analyze(leak)] == [("GG301", 12)]
+
+
+@pytest.mark.parametrize("warmup", [5, 50])
+def test_an_arm_only_later_iterations_take_is_followed(warmup: int) -> None:
+    """`if step <= warmup:` holds in the first iterations the analysis follows, not after: the
+    other arm (acting with the policy's output, `.numpy()` on a tensor that requires grad) runs
+    from step warmup + 1 on, and raises there (torch 2.13; GG110). With warmup past the loop's
+    last step it never runs, and nothing is claimed."""
+    source = textwrap.dedent(
+        """\
+        import numpy as np
+        import torch
+        import torch.nn as nn
+
+        actor = nn.Linear(3, 1)
+        opt = torch.optim.SGD(actor.parameters(), lr=0.1)
+        for step in range(20):
+            obs = torch.randn(1, 3)
+            if step <= {warmup}:
+                action = np.random.uniform(-1.0, 1.0, 1)
+            else:
+                action = actor(obs).numpy()
+            loss = actor(obs).pow(2).mean() + float(action.sum())
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """
+    ).replace("{warmup}", str(warmup))
+    trained = "actor.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, "RuntimeError: Can't call numpy() on Tensor" if warmup < 20 else None)
+    expected = [("GG110", 12)] if warmup < 20 else []
+    assert [(f.code, f.span.line) for f in analyze(source)] == expected
+
+
+@pytest.mark.parametrize(("reduce", "line"), [("", 13), (".mean()", None)])
+def test_a_normal_draw_has_its_parameters_shape(reduce: str, line: int | None) -> None:
+    """`Normal(means, sigmas)` draws one element per parameter element: `sample()` and `log_prob()`
+    have the parameters' broadcast shape (16, 4), so a REINFORCE loss of them with an unreduced
+    `mse_loss` is not a scalar, and its backward raises (torch 2.13; GG109); reduced, it is clean."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        model = nn.Linear(1, 8)
+        x = torch.randn(16, 1)
+        y = torch.randn(16, 4)
+        res = model(x)
+        dist = torch.distributions.Normal(res[:, :4], torch.exp(res[:, 4:]))
+        samples = dist.sample()
+        mloss = F.mse_loss(samples, y, reduction="none")
+        loss = -dist.log_prob(samples) * -mloss
+        loss{reduce}.backward()
+        """
+    ).replace("{reduce}", reduce)
+    trained = "model.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, _NOT_SCALAR if line else None)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG109", line)] if line else [])
+
+
+@pytest.mark.parametrize("order", ["step-between", "steps-after"])
+def test_parameters_sorted_by_name_into_optimizers(order: str) -> None:
+    """`(enc_params if name.startswith("enc") else head_params).append(p)` over `named_parameters()`
+    gives each optimizer the parameters their names pick: the encoder's optimizer stepping between
+    two backwards through one graph changes weights the second needs, which raises (torch 2.13;
+    GG111); stepping after both backwards is clean."""
+    steps = (
+        "opt_enc.step()\nhead_loss.backward()\nopt_head.step()"
+        if order == "step-between"
+        else "head_loss.backward()\nopt_enc.step()\nopt_head.step()"
+    )
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.Sequential(nn.Linear(3, 3), nn.Tanh(), nn.Linear(3, 3))
+                self.head = nn.Linear(3, 1)
+
+            def forward(self, x):
+                h = self.enc(x)
+                return h.pow(2).mean(), self.head(h).mean()
+
+
+        model = Net()
+        enc_params, head_params = [], []
+        for name, p in model.named_parameters():
+            (enc_params if name.startswith("enc") else head_params).append(p)
+        opt_enc = torch.optim.SGD(enc_params, lr=0.1)
+        opt_head = torch.optim.SGD(head_params, lr=0.1)
+        enc_loss, head_loss = model(torch.randn(4, 3))
+        opt_enc.zero_grad()
+        opt_head.zero_grad()
+        enc_loss.backward(retain_graph=True)
+        {steps}
+        """
+    ).replace("{steps}", steps)
+    trained = "model.head.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, _MODIFIED_INPLACE if order == "step-between" else None)
+    expected = [("GG111", 26)] if order == "step-between" else []
+    assert [(f.code, f.span.line) for f in analyze(source)] == expected
+
+
+def test_a_pixel_shuffle_keeps_the_graph_known() -> None:
+    """`nn.PixelShuffle` saves nothing and passes its input's graph on (as torch's own modules
+    checked in tests/test_autograd_ops_table.py): an upsampler built of it keeps the graph before
+    it known, so an in-place change of the sigmoid's output it saved makes the backward raise
+    (torch 2.13; GG107)."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+
+        class Upsampler(nn.Sequential):
+            def __init__(self, n):
+                super().__init__(nn.Conv2d(n, 4 * n, 3, padding=1), nn.PixelShuffle(2))
+
+
+        conv = nn.Conv2d(3, 4, 1)
+        up = Upsampler(4)
+        feats = torch.sigmoid(conv(torch.randn(1, 3, 4, 4)))
+        out = up(feats)
+        feats.mul_(0.5)
+        out.mean().backward()
+        """
+    )
+    (result,) = run_snippets([Snippet(source)])
+    _ran_as_claimed(result, "", _MODIFIED_INPLACE)
+    assert [(f.code, f.span.line) for f in analyze(source)] == [("GG107", 14)]
+
+
+@pytest.mark.parametrize("where", ["every-micro-batch", "after-step"])
+def test_a_clear_every_micro_batch_before_a_helper_backward(where: str) -> None:
+    """Gradient accumulation whose backward runs in a helper (`loss = self._train_step(batch)`):
+    a `zero_grad()` in every iteration, before that call, throws away the micro-batches without a
+    step, so the step applies the last one's gradient alone (GG201; proved under torch 2.13: the
+    applied gradient equals the last micro-batch's). Cleared after the step, it accumulates."""
+    clear_first = "self.optimizer.zero_grad()\n" if where == "every-micro-batch" else ""
+    clear_after = "\n                self.optimizer.zero_grad()" if where == "after-step" else ""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+
+        class Trainer:
+            def __init__(self, model):
+                self.model = model
+                self.optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
+                self.applied = []
+
+            def _train_step(self, x):
+                loss = self.model(x).pow(2).mean()
+                (loss / 4).backward()
+                return loss.item()
+
+            def train(self, batches):
+                for micro_step, x in enumerate(batches):
+                    {clear_first}loss = self._train_step(x)
+                    if (micro_step + 1) % 4 == 0:
+                        self.applied.append(self.model.weight.grad.clone())
+                        self.optimizer.step(){clear_after}
+
+
+        torch.manual_seed(0)
+        batches = [torch.randn(2, 3) for _ in range(8)]
+        trainer = Trainer(nn.Linear(3, 1))
+        trainer.train(batches)
+        last = nn.Linear(3, 1)
+        last.load_state_dict(trainer.model.state_dict())
+        (last(batches[-1]).pow(2).mean() / 4).backward()
+        only_last = torch.allclose(trainer.applied[-1], last.weight.grad)
+        """
+    )
+    source = source.replace("{clear_first}", clear_first.replace("\n", "\n            "))
+    source = source.replace("{clear_after}", clear_after)
+    (result,) = run_snippets([Snippet(source, ("only_last",))])
+    assert result.error is None and result.effects == {"only_last": where == "every-micro-batch"}
+    found = [(f.code, f.span.line) for f in analyze(source)]
+    assert found == ([("GG201", 18)] if where == "every-micro-batch" else [])
+
+
+def test_weight_decay_groups_by_name_train_as_before() -> None:
+    """The usual weight-decay grouping (`no_decay` for biases and norms, by name) hands every
+    parameter to the optimizer: an ordinary training loop over it is clean (torch 2.13 trains both
+    groups), and a missing `zero_grad()` is still found (GG201)."""
+    loop = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        model = nn.Sequential(nn.Linear(3, 8), nn.LayerNorm(8), nn.Linear(8, 1))
+        decay, no_decay = [], []
+        for name, p in model.named_parameters():
+            if name.endswith("bias") or name.startswith("1."):
+                no_decay.append(p)
+            else:
+                decay.append(p)
+        groups = [{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}]
+        opt = torch.optim.AdamW(groups, lr=1e-3)
+        for step in range(3):
+            {clear}loss = model(torch.randn(4, 3)).pow(2).mean()
+            loss.backward()
+            opt.step()
+        """
+    )
+    clean = loop.replace("{clear}", "opt.zero_grad()\n    ")
+    trained = "model[1].weight.grad is not None and model[0].weight.grad is not None"
+    (result,) = run_snippets([Snippet(clean, (trained,))])
+    _ran_as_claimed(result, trained, None)
+    assert analyze(clean) == []
+    assert [f.code for f in analyze(loop.replace("{clear}", ""))] == ["GG201"]

@@ -54,6 +54,11 @@ _OBJECT_TYS = (Ty.MODULE, Ty.OTHER)
 # Objects made from keywords alone, each an attribute (`opt = SimpleNamespace(lr=0.1)`).
 _NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 _DISTRIBUTION = "torch.distributions"  # the qual of a torch.distributions object
+# Distributions whose every element is drawn on its own: a draw (and log_prob) has the broadcast
+# shape of the parameters.
+_ELEMENTWISE_DISTRIBUTIONS = frozenset(
+    {"Normal", "Laplace", "Cauchy", "LogNormal", "Uniform", "Beta", "Gamma", "Exponential", "Bernoulli"}
+)
 GRAD_SCALER = api.GRAD_SCALER
 _GRAD_SCALERS = frozenset({GRAD_SCALER, "torch.cuda.amp.GradScaler", "torch.cpu.amp.GradScaler"})
 _OVERRIDES = ("backward", "step")  # a user module's own methods of these names win over torch's
@@ -288,6 +293,12 @@ class Evaluator:
         if isinstance(node, ast.Attribute):
             base = self.path_of(node.value)
             if base is None:
+                if isinstance(node.value, ast.Subscript):
+                    # `self.particles[i].saved`: an attribute of an object taken from a list or dict
+                    # by a known key is that object's heap cell.
+                    held = self.peek(node.value)
+                    if held.module is not None and held.ty in _OBJECT_TYS:
+                        return held.module.key + "." + node.attr
                 return None
             owner = self.cell(base)
             if owner is not None and owner.module is not None and owner.ty in _OBJECT_TYS:
@@ -340,7 +351,11 @@ class Evaluator:
         if isinstance(node, ast.Attribute):
             return self.attribute(node, self.peek(node.value))
         if isinstance(node, ast.Subscript):
-            item = _item_at(self.peek(node.value), self.key_node(node.slice))
+            seq = self.peek(node.value)
+            item = _item_at(seq, self.key_node(node.slice))
+            if item is None and seq.ty is Ty.LIST and seq.elts is None and seq.item is not None:
+                if seq.item.module is not None and seq.item.ty in _OBJECT_TYS:
+                    item = seq.item  # one of alike objects (`self.particles[i]`): what holds of each
             return item if item is not None else UNKNOWN
         return UNKNOWN
 
@@ -1476,7 +1491,17 @@ class Evaluator:
         if qual.startswith("torch.distributions.") and name[:1].isupper():
             # A distribution object: its parameters' graphs flow into log_prob/entropy/rsample.
             params = tuple(a for a in (*args, *kwargs.values()) if a.is_tensor)
-            return Val(Grad.NONE, Ty.OTHER, qual=_DISTRIBUTION, elts=params)
+            # Of one that draws each element alone (Normal, Bernoulli...): the shape of a draw,
+            # the parameters' broadcast (numbers broadcast as scalars).
+            batch: shp.Shape | None = None
+            if name in _ELEMENTWISE_DISTRIBUTIONS and not any(k.arg is None for k in node.keywords):
+                given = [a for a in (*args, *kwargs.values()) if a.is_tensor or a.ty is Ty.NUMBER]
+                spread = any(isinstance(a, ast.Starred) for a in node.args)
+                if len(given) == len(args) + len(kwargs) and not spread:
+                    batch = ()
+                    for a in given:
+                        batch = shp.broadcast(batch, a.shape if a.is_tensor else ())
+            return Val(Grad.NONE, Ty.OTHER, qual=_DISTRIBUTION, elts=params, shape=batch)
         if qual == "copy.deepcopy" and len(args) == 1 and args[0].ty is Ty.MODULE and args[0].module:
             return self.copy_module(args[0].module)
         if qual == "itertools.chain" and args and all(a.ty is Ty.PARAMS for a in args) and not kwargs:
@@ -2230,6 +2255,27 @@ class Evaluator:
                 self.st.env[path] = recv.with_(
                     elts=None, item=item if item is not EMPTY else None, held=frozenset()
                 )
+        if name == "append" and isinstance(func.value, ast.IfExp) and len(args) == 1 and self.st is not None:
+            # `(decay if "bias" not in name else no_decay).append(p)`: the list the test picks, or
+            # either when it is not known.
+            cond = func.value.test
+            truth = self.static_truth(cond)
+            if truth is None and (isinstance(cond, ast.Compare) or _string_call(cond)):
+                truth = self.expr(cond).truth
+            arms = [func.value.body] if truth is True else [func.value.orelse] if truth is False else []
+            if truth is None:
+                arms = [func.value.body, func.value.orelse]
+            lists = [(self.path_of(arm), self.peek(arm)) for arm in arms]
+            if all(path is not None and picked.ty is Ty.LIST for path, picked in lists):
+                for path, picked in lists:
+                    assert path is not None
+                    if truth is None:
+                        item = elements(picked)  # maybe appended to: what holds of every element
+                        item = args[0] if item is EMPTY else join(item, args[0]) if item is not None else None
+                        self.st.env[path] = picked.with_(elts=None, item=item)
+                    else:
+                        self.list_append(path, picked, args[0], node)
+                return NONE_VAL
         if recv.ty is Ty.LIST and name in ("append", "extend", "insert", "clear"):
             value = args[-1] if args else UNKNOWN
             path = self.path_of(func.value)
@@ -2307,13 +2353,20 @@ class Evaluator:
 
     def distribution_method(self, dist: Val, name: str, node: ast.Call, args: list[Val]) -> Val:
         params = dist.elts or ()
+        batch = dist.shape  # of one draw, when known (see qual_call)
+        drawn = batch if not args and not node.keywords else None
         if name in ("sample", "sample_n"):
-            return Val(Grad.NONE, Ty.TENSOR, obj=object(), cause=("`.sample()`", node))
+            return Val(Grad.NONE, Ty.TENSOR, obj=object(), shape=drawn, cause=("`.sample()`", node))
         if name in ("log_prob", "entropy", "rsample", "cdf", "icdf", "perplexity"):
             if not params:
                 return UNKNOWN
+            if name in ("log_prob", "cdf", "icdf"):
+                value = args[0] if len(args) == 1 and not node.keywords and args[0].is_tensor else None
+                shape = shp.broadcast(batch, value.shape) if value is not None else None
+            else:
+                shape = drawn if name != "perplexity" else None
             # Their backward needs the parameters (or values computed from them): they save.
-            return self.op_result(node, (*params, *(a for a in args if a.is_tensor)), saves=True)
+            return self.op_result(node, (*params, *(a for a in args if a.is_tensor)), saves=True, shape=shape)
         self.escape(args, {})
         return UNKNOWN
 
@@ -3081,9 +3134,19 @@ class Evaluator:
             return
         if step is None or self.rep.blocks.get(id(step)) is getattr(region, "body", None):
             return  # accumulation means a step under a condition (`if (i + 1) % k == 0:`)
-        if not _before_in(region, stmt, backward):
+        if not _before_in(region, stmt, self.call_into(region, backward)):
             return  # a clear between two backward passes of one iteration (gradient surgery)
         self.rep.publish(obs.DiscardedGradients(stmt, node, backward, step))
+
+    def call_into(self, region: ast.AST, backward: ast.stmt) -> ast.stmt:
+        """The statement of ``region`` that ran this backward: itself, or the call of the helper
+        that ran it (`loss = self._train_step(batch)`)."""
+        if _within(region, backward):
+            return backward
+        for run in reversed(self.rep.backward_runs):
+            if run.stmt is backward:
+                return next((s for s in run.stack if s is not region and _within(region, s)), backward)
+        return backward
 
     def running(self, loop: ast.AST) -> bool:
         """Is this loop one the flow is in now?"""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
 from .. import observations as obs
 from ..record import field, record, replace
@@ -156,6 +156,8 @@ class Interpreter(Evaluator):
         self._self_refs: dict[int, bool] = {}
         self.namespaces: dict[str, dict[str, Val]] = {}  # project module path -> its names
         self._loop_facts: dict[tuple[int, object], bool] = {}  # by loop and fact (see loop_fact)
+        self._counter_indexed: dict[int, list[ast.expr]] = {}  # by loop (see loop_fact_nodes)
+        self._later_truths: dict[tuple[Any, ...], tuple[bool]] = {}  # see truth_later
         # Comprehensions followed as loops, each with the `for` statement standing for it.
         self._comp_loops: dict[int, tuple[ast.AST, ast.For]] = {}
         self._closure_loops: dict[int, ast.For] = {}  # id of an L-BFGS step -> its loop of closure calls
@@ -822,6 +824,8 @@ class Interpreter(Evaluator):
         truth = self.static_truth(node.test)
         if truth is None and (isinstance(node.test, ast.Compare) or _string_test(node.test)):
             truth = test.truth  # `if (i + 1) % k == 0:` on known numbers, `if key in cfg:`
+        if truth is not None and self.loops and self.loops[-1].counter is not None:
+            truth = self.truth_later(node.test, truth)
         if truth is not None and self.loops and not self.loops[-1].skipped_backprop:
             passed_by = node.orelse if truth else node.body
             if passed_by and self.arm_backprops(passed_by):
@@ -954,6 +958,50 @@ class Interpreter(Evaluator):
         ):
             return self.isinstance_truth(self.peek(test.args[0]), test.args[1])
         return None
+
+    def truth_later(self, test: ast.expr, truth: bool) -> bool | None:
+        """A test on the loop's counter in the last iteration followed, which stands for every later
+        one: known only if it is the same for all of their numbers (`if step <= warmup:` with
+        warmup 20 holds in iterations 0 and 1, not after: there both arms run)."""
+        frame = self.loops[-1]
+        if frame.iteration < 2 or frame.exact or frame.counter is None or self.st is None:
+            return truth
+        name, start, stride, trips = frame.counter
+        if trips <= frame.iteration or not isinstance(test, ast.Compare):
+            return truth
+        if frame.scope is not (self.frames[-1].func if self.frames else None):
+            return truth  # a test in a function the loop calls: its names are its own
+        if not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(test)):
+            return truth
+        later = range(start + (frame.iteration - 1) * stride, start + trips * stride, stride)
+        # Every later number, or (past 10,000) the first ones and the last.
+        numbers: Sequence[int] = later if len(later) <= 10_000 else [*later[:10_000], later[-1]]
+        resolved: dict[int, float] = {}
+
+        def known(node: ast.expr) -> float:
+            if id(node) not in resolved:
+                resolved[id(node)] = self.known_number(node)
+            return resolved[id(node)]
+
+        try:
+            _counter_test(test, name, later[0], known)  # the other names' numbers, once
+        except _NotPlain:
+            return None  # not arithmetic on known numbers: its truth later is not known
+        # The same test over the same numbers is met again in every call of its function.
+        key = (id(test), later.start, later.stop, later.step, truth, tuple(sorted(resolved.items())))
+        found = self._later_truths.get(key)
+        if found is None:
+            same = all(_counter_test(test, name, number, known) is truth for number in numbers)
+            found = self._later_truths[key] = (same,)
+        return truth if found[0] else None
+
+    def known_number(self, node: ast.expr) -> float:
+        """A name or attribute bound to a known number (see _counter_test)."""
+        val = self.peek(node) if isinstance(node, (ast.Name, ast.Attribute)) else UNKNOWN
+        known = val.lit[0] if val.lit is not None else None
+        if type(known) not in (int, float):
+            raise _NotPlain
+        return cast(float, known)
 
     def membership(self, item: ast.expr, container: ast.expr) -> bool | None:
         """``item in container`` for a known string or number and a dict (or its ``.keys()``) whose
@@ -1179,7 +1227,12 @@ class Interpreter(Evaluator):
         if (
             trips_known is not None
             and 1 <= trips_known <= MAX_EXACT_ELEMENTS
-            and (self.builds_modules(node) or self.branches_on_counter(node) or self.gates_on_counter(node))
+            and (
+                self.builds_modules(node)
+                or self.branches_on_counter(node)
+                or self.gates_on_counter(node)
+                or self.walks_objects(node)
+            )
         ):
             counter = self.counter(node.iter)
             assert counter is not None
@@ -1214,7 +1267,12 @@ class Interpreter(Evaluator):
             self.assign(node.target, val, node)
 
         known = trips or self.range_length(node.iter) or (len(exact) if exact is not None else None)
-        self.loop(node, head, max_iterations=trips or 2, trips=known)
+        counted = None
+        if counter is not None and known is not None:
+            name = node.target if not counter[2] else _first_of_pair(node.target)
+            if isinstance(name, ast.Name):
+                counted = (name.id, counter[0], counter[1], known)
+        self.loop(node, head, max_iterations=trips or 2, trips=known, counted=counted)
 
     def comprehension_loop(
         self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp, first: Val
@@ -1304,18 +1362,20 @@ class Interpreter(Evaluator):
             and not it.keywords
         ):
             return None
+        named = it.func.attr == "named_parameters"
+        if not counted and not (named and self.loop_fact(loop, _reads_param_name)):
+            return None  # every parameter treated alike: the loop's summary says as much
+        if not (self.loop_fact(loop, _sets_requires_grad) or self.loop_fact(loop, _files_params)):
+            return None
         model = self.peek(it.func.value)
-        if model.ty is not Ty.MODULE or model.module is None or not self.loop_fact(loop, _sets_requires_grad):
+        if model.ty is not Ty.MODULE or model.module is None:
             return None
         listed = self.parameter_list(model.module)
         if listed is None:
             return None
         params, complete = listed
-        named = it.func.attr == "named_parameters"
         if not params or not complete and (counted or not named or self.loop_fact(loop, _order_matters)):
             return None
-        if not counted and not (named and self.loop_fact(loop, _reads_param_name)):
-            return None  # every parameter treated alike: the loop's summary says as much
         out: list[Val] = []
         for k, (name, ref) in enumerate(params):
             trainable = self.trainable(ref.owner)
@@ -1384,9 +1444,81 @@ class Interpreter(Evaluator):
         }
 
     def builds_modules(self, loop: ast.For | ast.AsyncFor) -> bool:
-        """Does the loop only build a model (appends or adds `nn.` layers, and runs no backward)?"""
+        """Does the loop only build a model or a few objects (appends or adds `nn.` layers, makes
+        objects of the project's classes: one agent, particle or worker per iteration), and run
+        no backward?"""
         text = self.rep.segment(loop)
-        return bool(_BUILDS_LAYERS.search(text)) and not self.may_backpropagate(loop)
+        builds = bool(_BUILDS_LAYERS.search(text)) or self.loop_fact(loop, self._makes_project_objects)
+        return builds and not self.may_backpropagate(loop)
+
+    def walks_objects(self, loop: ast.For | ast.AsyncFor) -> bool:
+        """Does a loop that runs no backward take, by its counter, one of several distinct objects
+        of the project's classes (`self.particles[i].reset()`)? Each number then reaches its own
+        object: one iteration would stand for the others wrongly (their state untouched)."""
+        if self.may_backpropagate(loop):
+            return False  # a training loop's second iteration already meets a second object
+        held = self.loop_fact_nodes(loop)
+        for node in held:
+            seq = self.peek(node)
+            if seq.ty is Ty.LIST and seq.elts is not None and len(seq.elts) >= 2:
+                objs = [e.module for e in seq.elts if e.module is not None and e.module.user_class]
+                if len(objs) == len(seq.elts) and len({id(o) for o in objs}) == len(objs):
+                    return True
+        return False
+
+    def loop_fact_nodes(self, loop: ast.For | ast.AsyncFor) -> list[ast.expr]:
+        """The sequences the loop's body indexes by its counter (`xs` of `xs[i]`), found once."""
+        found = self._counter_indexed.get(id(loop))
+        if found is None:
+            name = loop.target.id if isinstance(loop.target, ast.Name) else None
+            found = [
+                n.value
+                for stmt in loop.body
+                for n in ast.walk(stmt)
+                if name is not None
+                and isinstance(n, ast.Subscript)
+                and isinstance(n.slice, ast.Name)
+                and n.slice.id == name
+                and isinstance(n.value, (ast.Name, ast.Attribute))
+            ]
+            self._counter_indexed[id(loop)] = found
+        return found
+
+    def _makes_project_objects(self, loop: ast.For | ast.AsyncFor) -> bool:
+        """Does the loop's body only make objects of the project's classes (not records) and their
+        optimizers, appending them to lists (`policy = Particle(...); particles.append(policy)`)?"""
+        made: set[str] = set()
+        appended = False
+        for stmt in loop.body:
+            target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+            if isinstance(stmt, ast.Assign) and isinstance(target, ast.Name):
+                if not self._makes_object(stmt.value):
+                    return False
+                made.add(target.id)
+                continue
+            call = stmt.value if isinstance(stmt, ast.Expr) else None
+            if not (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Attribute)
+                and call.func.attr == "append"
+                and len(call.args) == 1
+            ):
+                return False
+            arg = call.args[0]
+            if isinstance(arg, ast.Name) and arg.id in made or self._makes_object(arg):
+                appended = appended or not _optimizer_call(arg)
+            else:
+                return False
+        return appended
+
+    def _makes_object(self, node: ast.expr) -> bool:
+        """A call of a class of the project that is not a record, or of an optimizer."""
+        if not isinstance(node, ast.Call):
+            return False
+        if _optimizer_call(node):
+            return True
+        cls = self.classes.get(node.func.id) if isinstance(node.func, ast.Name) else None
+        return cls is not None and not cls.fields
 
     def branches_on_counter(self, loop: ast.For | ast.AsyncFor) -> bool:
         """Does a loop that runs no backward take an arm by its counter (`if i in content_layers:`,
@@ -1580,6 +1712,7 @@ class Interpreter(Evaluator):
         every: bool = False,
         trips: int | None = None,
         numbered: bool = False,
+        counted: tuple[str, int, int, int] | None = None,
     ) -> None:
         """Follow a loop (see LoopFrame); ``trips``: how often it runs, when that is known."""
         frame = LoopFrame(
@@ -1587,6 +1720,7 @@ class Interpreter(Evaluator):
             scope=self.frames[-1].func if self.frames else None,
             parent=self.loops[-1] if self.loops else None,
             numbered=numbered,
+            counter=counted,
         )
         self.loops.append(frame)
         # The second iteration meets what the first freed. An inner loop needs it only while every
@@ -2234,6 +2368,85 @@ def _reads_param_name(loop: ast.For | ast.AsyncFor) -> bool:
         return False
     name = target.elts[0].id
     return any(isinstance(n, ast.Name) and n.id == name for stmt in loop.body for n in ast.walk(stmt))
+
+
+def _files_params(loop: ast.For | ast.AsyncFor) -> bool:
+    """Does the loop's body append what its target names to a list (`groups[...].append(p)`,
+    `(decay if ... else no_decay).append(p)`): parameters sorted into groups, say by name?"""
+    names = set(_target_names(loop.target))
+    return any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "append"
+        and len(n.args) == 1
+        and isinstance(n.args[0], ast.Name)
+        and n.args[0].id in names
+        for stmt in loop.body
+        for n in ast.walk(stmt)
+    )
+
+
+class _NotPlain(Exception):
+    """A test that is not arithmetic on the counter and known numbers."""
+
+
+_ARITHMETIC: dict[type[ast.operator], Callable[[float, float], float]] = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b,
+    ast.Mod: lambda a, b: a % b,
+}
+_ORDER: dict[type[ast.cmpop], Callable[[float, float], bool]] = {
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+}
+
+
+def _counter_test(test: ast.Compare, name: str, number: int, known: Callable[[ast.expr], float]) -> bool:
+    """The truth of ``test`` with the counter ``name`` at ``number`` (`(step + 1) % k == 0`,
+    `step <= warmup`); ``known`` gives the other names' numbers. Raises _NotPlain otherwise."""
+
+    def value(node: ast.expr) -> float:
+        if isinstance(node, ast.Name) and node.id == name:
+            return number
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            return node.value  # type: ignore[return-value]
+        if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+            right = value(node.right)
+            if isinstance(node.op, (ast.FloorDiv, ast.Mod)) and right == 0:
+                raise _NotPlain
+            return _ARITHMETIC[type(node.op)](value(node.left), right)
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            return known(node)
+        raise _NotPlain
+
+    left = value(test.left)
+    for op, right_node in zip(test.ops, test.comparators, strict=True):
+        right = value(right_node)
+        if type(op) not in _ORDER or not _ORDER[type(op)](left, right):
+            if type(op) not in _ORDER:
+                raise _NotPlain
+            return False
+        left = right
+    return True
+
+
+def _first_of_pair(target: ast.expr) -> ast.expr | None:
+    """`i` of `for i, x in enumerate(xs)`."""
+    return target.elts[0] if isinstance(target, ast.Tuple) and len(target.elts) == 2 else None
+
+
+def _optimizer_call(node: ast.expr) -> bool:
+    """`optim.Adam(...)`, `torch.optim.SGD(...)`: an optimizer made (by its spelling)."""
+    func = node.func if isinstance(node, ast.Call) else None
+    return isinstance(func, ast.Attribute) and isinstance(func.value, (ast.Name, ast.Attribute)) and (
+        func.value.id if isinstance(func.value, ast.Name) else func.value.attr
+    ) == "optim"
 
 
 def _order_matters(loop: ast.For | ast.AsyncFor) -> bool:

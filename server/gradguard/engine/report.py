@@ -137,6 +137,8 @@ class BackwardInfo:
     needed_later: bool  # a later backward needs what it freed (there is a finding about it)
 
 
+# Marks, in Reporter.exempt, an accumulator a backward consumed (not merely returned or handed on).
+_BY_BACKWARD = "by-backward"
 # Each observation type -> the rules' checks of it, gathered once.
 _CHECKS = checks()
 
@@ -813,7 +815,10 @@ class Reporter:
         self.cell_reads.clear()
         self.cell_writes.clear()
         for key, finding in self.pending_acc.items():
-            if key not in self.exempt:
+            # A running value of graphs already backpropagated is consumed only by a backward,
+            # whichever unit of the file saw it returned or handed on.
+            dead = key in self.dead_kept and (_BY_BACKWARD, key) not in self.exempt
+            if key not in self.exempt or dead:
                 self.findings.setdefault((finding.code, finding.span), finding)
 
     def backward_related(self, run: BackwardRun, message: str, role: str) -> Related:
@@ -1633,7 +1638,7 @@ class Reporter:
         """An accumulation of a graph-carrying value across iterations, published for GG301's
         check; its finding stands at the end unless the accumulator is later consumed
         (backpropagated, returned, handed on). ``dead``: that graph was already backpropagated, so
-        nothing can consume it any more: the finding stands now."""
+        only a backward (which raises) consumes it."""
         if key not in self.pending_acc:
             self.publish(
                 GraphAccumulated(
@@ -1647,9 +1652,11 @@ class Reporter:
                     key,
                 )
             )
-        if dead and key in self.pending_acc:
-            finding = self.pending_acc[key]
-            self.findings.setdefault((finding.code, finding.span), finding)
+        if dead:
+            # Only a backward consumes it now (which then raises: the bug another rule tells, as
+            # for a sum that a carried hidden state ties to a freed graph); returned or handed
+            # on, it is still dead weight, whatever an earlier iteration did with it.
+            self.dead_kept.add(key)
 
     def grads_never_cleared(self, step: ast.Call, backward: ast.AST) -> None:
         """GG201 found by following `.grad` through the program (helpers and methods included): the
@@ -1665,6 +1672,8 @@ class Reporter:
         for t in taints:
             if t.kind == "accumulated" and (backward or t.key not in self.dead_kept):
                 self.exempt.add(t.key)
+                if backward:
+                    self.exempt.add((_BY_BACKWARD, t.key))
 
     # -- GG201 ---------------------------------------------------------------------------
 

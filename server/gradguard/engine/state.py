@@ -165,3 +165,6 @@ class LoopFrame:
     # The evaluator's sequence number when the current iteration began: a graph node numbered
     # after it was built in this iteration.
     seq_start: int = 0
+    # A counter the loop binds, iteration k its k-th number: (name, first number, stride, how
+    # many iterations the program runs). The last iteration followed stands for all the rest.
+    counter: tuple[str, int, int, int] | None = None

@@ -373,7 +373,8 @@ PARAM_LAYERS = frozenset(
 )
 # Parameter-free modules: output requires grad only if the input does.
 ACTIVATIONS = {
-    # name -> saves its output (in-place on the output then breaks backward)
+    # name -> saves its output (in-place on the output then breaks backward); checked against torch
+    # by tests/test_autograd_ops_table.py
     "ReLU": True,
     "Sigmoid": True,
     "Tanh": True,
@@ -383,7 +384,7 @@ ACTIVATIONS = {
     "LeakyReLU": False,
     "GELU": False,
     "SiLU": False,
-    "ELU": True,
+    "ELU": False,  # saves its input (torch 2.13), unless built with inplace=True
     "SELU": False,
     "Softplus": False,
     "Mish": False,
@@ -403,6 +404,23 @@ ACTIVATIONS = {
     "Upsample": False,
     "Softmin": True,
     "LogSigmoid": False,
+    "PixelShuffle": False,
+    "PixelUnshuffle": False,
+    "MaxPool3d": False,
+    "AvgPool3d": False,
+    "AdaptiveAvgPool3d": False,
+    "AdaptiveMaxPool1d": False,
+    "AdaptiveMaxPool2d": False,
+    "ZeroPad2d": False,
+    "ReflectionPad2d": False,
+    "ReplicationPad2d": False,
+    "Hardsigmoid": False,
+    "Softsign": False,
+    "Tanhshrink": False,
+    "CELU": False,
+    "GLU": False,
+    "Dropout1d": False,
+    "Dropout3d": False,
 }
 LOSS_MODULES = frozenset(
     {
