@@ -80,6 +80,8 @@ def test_layer_param_names_follow_the_arguments() -> None:
     assert torchapi.layer_param_names("MultiheadAttention", {"kdim": 3}, unknown) is None
     assert torchapi.layer_param_names("InstanceNorm2d", {"arg0": 4}, unknown) == ()
     assert torchapi.layer_param_names("Dropout", {}, unknown) is None  # not a layer of the table
+    too_many = {f"arg{i}": 1 for i in range(7)}  # more positional arguments than Linear takes
+    assert torchapi.layer_param_names("Linear", too_many, unknown) is None
 
 
 # Constructor arguments and input ranks the probe below needs (the rest: no argument, rank 4).

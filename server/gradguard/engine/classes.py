@@ -44,7 +44,7 @@ class ClassInfo:
     def after(self, cls: ClassInfo, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         """The method ``name`` that `super()` in a method of ``cls`` finds, on an instance of this
         class: the first class after ``cls`` in its method order that defines it."""
-        order = _mro(self)
+        order = mro(self)
         start = order.index(cls) + 1 if cls in order else len(order)
         for base in order[start:]:
             found = base.own.get(name)
@@ -62,7 +62,7 @@ class ClassInfo:
         }
 
 
-def _mro(cls: ClassInfo) -> list[ClassInfo]:
+def mro(cls: ClassInfo) -> list[ClassInfo]:
     """Depth-first, left to right, each class once (Python's order for the usual single chains)."""
     out: list[ClassInfo] = []
     todo = [cls]

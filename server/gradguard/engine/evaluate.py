@@ -16,7 +16,7 @@ from .. import observations as obs
 from ..record import field, record, replace
 from . import shapes as shp
 from . import torchapi as api
-from .classes import ClassInfo, SuperRef, saved_by_forward
+from .classes import ClassInfo, SuperRef, mro, saved_by_forward
 from .modules import LINE_BLOCK, LazyImport, Namespace
 from .report import Reporter
 from .state import BackwardRun, Dirt, LoopFrame, State, join_states
@@ -3474,7 +3474,7 @@ class Evaluator:
             # A model or block holding it is frozen (or trainable) as a whole when all its layers
             # are, known only when every parameter is; else its layers decide, when it is called.
             layers = [m for m in outer.modules() if m.has_params and m.user_class is None]
-            layers = [m for m in layers if m.cls_name not in _CONTAINERS]
+            layers = [m for m in layers if m.cls_name not in api.CONTAINERS]
             truths = {env[k].truth if (k := m.key + ".requires_grad") in env else None for m in layers}
             common = truths.pop() if ref.complete and len(truths) == 1 else None
             if common is not None or outer.key + ".requires_grad" in env:
@@ -4385,14 +4385,13 @@ def acc_taints(stmt: ast.stmt, key: object) -> frozenset[Taint]:
 
 
 FREEZE_CAUSE = "freezing the parameters (`requires_grad = False`)"
-_CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
 
 
 def _plain_module_class(cls: Any) -> bool:
     """Does a module class of the project register parameters only by assigning attributes (so
     that its attributes show them all)? Not when it extends a torch layer or `nn.Sequential`, has
     other bases than `nn.Module` and the project's classes, or registers by other means."""
-    for c in [cls, *_all_bases(cls)]:
+    for c in mro(cls):
         if c.torch_base is not None or c.sequential:
             return False
         for base in c.node.bases:
@@ -4410,17 +4409,6 @@ def _plain_module_class(cls: Any) -> bool:
 def _word(node: ast.AST) -> str:
     """The name a name or attribute node spells last (`nn.Module` -> "Module"); else ""."""
     return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
-
-
-def _all_bases(cls: Any) -> list[Any]:
-    out: list[Any] = []
-    todo = list(cls.bases)
-    while todo:
-        c = todo.pop(0)
-        if c not in out:
-            out.append(c)
-            todo.extend(c.bases)
-    return out
 
 
 # Ways a module class may register parameters or modules that its attributes do not show.

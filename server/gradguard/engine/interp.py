@@ -156,8 +156,8 @@ class Interpreter(Evaluator):
         self._self_refs: dict[int, bool] = {}
         self.namespaces: dict[str, dict[str, Val]] = {}  # project module path -> its names
         self._loop_facts: dict[tuple[int, object], bool] = {}  # by loop and fact (see loop_fact)
-        self._counter_indexed: dict[int, list[ast.expr]] = {}  # by loop (see loop_fact_nodes)
-        self._later_truths: dict[tuple[Any, ...], tuple[bool]] = {}  # see truth_later
+        self._counter_indexed: dict[int, list[ast.expr]] = {}  # by loop (see counter_indexed)
+        self._later_truths: dict[tuple[Any, ...], bool] = {}  # see truth_later
         # Comprehensions followed as loops, each with the `for` statement standing for it.
         self._comp_loops: dict[int, tuple[ast.AST, ast.For]] = {}
         self._closure_loops: dict[int, ast.For] = {}  # id of an L-BFGS step -> its loop of closure calls
@@ -989,11 +989,11 @@ class Interpreter(Evaluator):
             return None  # not arithmetic on known numbers: its truth later is not known
         # The same test over the same numbers is met again in every call of its function.
         key = (id(test), later.start, later.stop, later.step, truth, tuple(sorted(resolved.items())))
-        found = self._later_truths.get(key)
-        if found is None:
-            same = all(_counter_test(test, name, number, known) is truth for number in numbers)
-            found = self._later_truths[key] = (same,)
-        return truth if found[0] else None
+        same = self._later_truths.get(key)
+        if same is None:
+            same = all(_counter_test(test, name, n, known) is truth for n in numbers)
+            self._later_truths[key] = same
+        return truth if same else None
 
     def known_number(self, node: ast.expr) -> float:
         """A name or attribute bound to a known number (see _counter_test)."""
@@ -1344,7 +1344,8 @@ class Interpreter(Evaluator):
 
     def parameters_by_name(self, loop: ast.For | ast.AsyncFor) -> list[Val] | None:
         """The elements of a loop over `m.named_parameters()` / `m.parameters()` (or `enumerate` of
-        it) that sets their `requires_grad`, one per parameter with its name, when the model's
+        it) that sets their `requires_grad` or sorts them into lists by name or index, one per
+        parameter with its name, when the model's
         layers are known (see parameter_list). A list that may miss parameters of parts not known
         serves only a loop whose iterations do not depend on their order or number."""
         it = loop.iter
@@ -1457,7 +1458,7 @@ class Interpreter(Evaluator):
         object: one iteration would stand for the others wrongly (their state untouched)."""
         if self.may_backpropagate(loop):
             return False  # a training loop's second iteration already meets a second object
-        held = self.loop_fact_nodes(loop)
+        held = self.counter_indexed(loop)
         for node in held:
             seq = self.peek(node)
             if seq.ty is Ty.LIST and seq.elts is not None and len(seq.elts) >= 2:
@@ -1466,7 +1467,7 @@ class Interpreter(Evaluator):
                     return True
         return False
 
-    def loop_fact_nodes(self, loop: ast.For | ast.AsyncFor) -> list[ast.expr]:
+    def counter_indexed(self, loop: ast.For | ast.AsyncFor) -> list[ast.expr]:
         """The sequences the loop's body indexes by its counter (`xs` of `xs[i]`), found once."""
         found = self._counter_indexed.get(id(loop))
         if found is None:

@@ -69,9 +69,12 @@ def layer_param_names(cls_name: str, given: dict[str, object], unknown: object) 
     positional: list[str] = row["positional"]
     chosen: dict[str, object] = dict(row["defaults"])
     for key, value in given.items():
-        arg = positional[int(key[3:])] if key.startswith("arg") and key[3:].isdigit() else key
-        if key.startswith("arg") and key[3:].isdigit() and int(key[3:]) >= len(positional):
-            return None
+        arg = key
+        if key.startswith("arg") and key[3:].isdigit():
+            index = int(key[3:])  # the index-th positional argument
+            if index >= len(positional):
+                return None
+            arg = positional[index]
         if arg in chosen:
             if value is unknown:
                 return None
