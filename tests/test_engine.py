@@ -4613,6 +4613,11 @@ def test_hooks_that_fill_containers_leave_the_rest_known(where: str) -> None:
 _NP = "for name, p in model.named_parameters():\n    "
 _IP = "for i, (name, p) in enumerate(model.named_parameters()):\n    "
 _THEN = ":\n        p."
+_ANY_NAMED = _NP + "if any(k in name for k in names)" + _THEN + "requires_grad = False"
+_LAYERS = (
+    "layers = freeze if isinstance(freeze, list) else range(freeze)\n"
+    'names = [f"backbone.{i}." for i in layers] + ["classifier."]\n'
+)
 
 
 @pytest.mark.parametrize(
@@ -4639,6 +4644,13 @@ _THEN = ":\n        p."
             + "requires_grad_()",
             False,
         ),
+        # Prefixes made from layer numbers (YOLO's `freeze=N`): `range(3)` names both Linears.
+        ('names = [f"backbone.{i}." for i in range(3)] + ["classifier."]\n' + _ANY_NAMED, True),
+        ('names = [f"backbone.{i}." for i in range(2)] + ["classifier."]\n' + _ANY_NAMED, False),
+        # A number or a list of layer numbers, told apart by `isinstance`; twelve is more layers
+        # than the model has.
+        ("freeze = 12\n" + _LAYERS + _ANY_NAMED, True),
+        ("freeze = [0]\n" + _LAYERS + _ANY_NAMED, False),
     ],
 )
 def test_freezing_by_name_freezes_what_it_names(loop: str, frozen_all: bool) -> None:
@@ -4678,6 +4690,47 @@ def test_freezing_by_name_freezes_what_it_names(loop: str, frozen_all: bool) -> 
         (finding,) = analyze(source)
         freeze_line = next(i for i, t in enumerate(source.splitlines(), 1) if "requires_grad" in t)
         assert f"on line {freeze_line}" in finding.message
+
+
+@pytest.mark.parametrize("frozen", ["model", "model[0]"])
+def test_a_frozen_sequential_gives_what_its_own_modules_return(frozen: str) -> None:
+    """A frozen `nn.Sequential` ending in a head of the program that returns a tuple (a detection
+    head's classes and boxes): its output is that tuple, of tensors without a graph, so a loss
+    unpacking it has none and its backward raises (torch 2.13; GG106). With only the first layer
+    frozen, the head trains and nothing is claimed."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.cls = nn.Conv2d(3, 2, 1)
+                self.box = nn.Conv2d(3, 4, 1)
+
+            def forward(self, x):
+                return self.cls(x), self.box(x)
+
+
+        class Loss:
+            def __call__(self, preds):
+                cls, box = preds
+                return cls.mean() + box.abs().mean()
+
+
+        model = nn.Sequential(nn.Conv2d(3, 3, 1), Head())
+        for p in {frozen}.parameters():
+            p.requires_grad = False
+        loss = Loss()(model(torch.randn(2, 3, 4, 4)))
+        loss.backward()
+        """
+    ).replace("{frozen}", frozen)
+    trained = "model[1].cls.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, _NO_GRAD_FN if frozen == "model" else None)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG106", 25)] if frozen == "model" else [])
 
 
 def test_freezing_by_name_leaves_layers_it_cannot_name_alone() -> None:

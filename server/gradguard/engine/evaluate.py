@@ -73,6 +73,10 @@ UNIT_INLINES = 100
 
 # A loop or comprehension over a known sequence is followed element by element up to this length.
 MAX_EXACT_ELEMENTS = 8
+# A comprehension of plain numbers or strings computed from plain numbers or strings (`[f"model.{i}."
+# for i in range(10)]`, `any(n in name for n in names)`) costs an expression per element: followed
+# element by element up to this length.
+MAX_EXACT_SCALARS = 64
 # Functions that reparametrize a module's weight in place and return the module itself.
 _REPARAMETRIZE = frozenset(
     {
@@ -1036,7 +1040,10 @@ class Evaluator:
             # `[p for p in model.parameters() if p.requires_grad]`: the parameters that train.
             return first
         exact = first.elts if first.ty in (Ty.LIST, Ty.TUPLE) else None
-        if first.ty is Ty.DICT and first.keys is not None and first.elts is not None:
+        if type(first.info) is KnownRange and _scalar_comprehension(node):
+            # `[f"model.{x}." for x in freeze_list]`, the list a `range` of known numbers.
+            exact = tuple(Val(Grad.NONE, Ty.NUMBER, lit=(k,)) for k in first.info.numbers) or None
+        elif first.ty is Ty.DICT and first.keys is not None and first.elts is not None:
             exact = tuple(_key_val(k) for k in first.keys)  # iterating a dict gives its keys
         elif (
             first.ty is Ty.MODULE
@@ -1063,6 +1070,15 @@ class Evaluator:
             if length is not None and 1 <= length <= MAX_EXACT_ELEMENTS:
                 exact = tuple(Val(Grad.NONE, Ty.NUMBER, lit=(k,)) for k in range(length))
             gen = node.generators[0]
+            if exact is None and _scalar_comprehension(node):
+                # `[f"model.{x}." for x in range(10)]`: each number of the range gives its string.
+                length = self.range_length(counted)
+                counter = (
+                    self.counter(counted) if length is not None and 1 <= length <= MAX_EXACT_SCALARS else None
+                )
+                if counter is not None and length is not None and not counter[2]:
+                    start, stride, _ = counter
+                    exact = tuple(Val(Grad.NONE, Ty.NUMBER, lit=(start + k * stride,)) for k in range(length))
             if exact is None and not gen.ifs and isinstance(gen.target, ast.Name):
                 # `[self.fpn_convs[i](laterals[i]) for i in range(len(laterals))]`: element i reads
                 # the i-th of known sequences, so each is followed with its own number.
@@ -1077,7 +1093,18 @@ class Evaluator:
                 if counter is not None and length is not None:
                     start, stride, _ = counter
                     exact = tuple(Val(Grad.NONE, Ty.NUMBER, lit=(start + k * stride,)) for k in range(length))
-        if len(node.generators) == 1 and exact and len(exact) <= MAX_EXACT_ELEMENTS:
+        if (
+            len(node.generators) == 1
+            and exact
+            and (
+                len(exact) <= MAX_EXACT_ELEMENTS
+                or (
+                    len(exact) <= MAX_EXACT_SCALARS
+                    and all(e.lit is not None for e in exact)
+                    and _scalar_comprehension(node)
+                )
+            )
+        ):
             # Over a known sequence (a ModuleDict's items, a tuple of losses): once per element.
             gen = node.generators[0]
             results = []
@@ -1802,7 +1829,9 @@ class Evaluator:
             "sorted",
             "set",
         ):
-            return OTHER if name not in ("range", "enumerate", "zip") else Val(Grad.NONE, Ty.OTHER)
+            if name == "range":
+                return _range_of(args, node)
+            return OTHER if name not in ("enumerate", "zip") else Val(Grad.NONE, Ty.OTHER)
         if name == "dict":
             return self.dict_from(node, args, kwargs)
         if name == "sum" and args and args[0].ty in (Ty.LIST, Ty.TUPLE):
@@ -3682,6 +3711,9 @@ class Evaluator:
                 return self.inline(
                     fwd, [Val(Grad.NONE, Ty.MODULE, module=inst), *args], kwargs, node, self_inst=None
                 )
+            if inst.cls_name == "Sequential" and any(c.kind == "user" for c in inst.seq_children):
+                # Its own modules' forwards tell what comes out (a detection head's tuple).
+                return self.run_children(inst, node, x)
             if inst.kind in ("layer", "container"):
                 # An input already cut off (no_grad, `.detach()`, a reentrant checkpoint) is the
                 # cause to tell: the layer's own freezing adds nothing to undo.
@@ -4349,6 +4381,43 @@ class _NotConst:
 _NOT_CONST = _NotConst()
 
 
+# Calls a comprehension of plain values may make: of the builtins that make numbers or strings, and
+# of str's methods (a number has none of these names).
+_SCALAR_FUNCS = frozenset({"str", "int", "float", "len", "bool"})
+_STR_METHODS = frozenset({"startswith", "endswith", "format", "lower", "upper", "strip", "replace", "join"})
+
+
+def _scalar_expr(node: ast.AST) -> bool:
+    """Is ``node`` computed from names and constants by operators, f-strings and plain builtins only
+    (nothing that could hold or make a tensor, or change anything)?"""
+    if isinstance(node, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, ast.Call):
+        func = node.func
+        known = (isinstance(func, ast.Name) and func.id in _SCALAR_FUNCS) or (
+            isinstance(func, ast.Attribute) and func.attr in _STR_METHODS and _scalar_expr(func.value)
+        )
+        return known and not node.keywords and all(_scalar_expr(a) for a in node.args)
+    if isinstance(node, (ast.JoinedStr, ast.FormattedValue, ast.Compare, ast.BoolOp, ast.BinOp, ast.UnaryOp)):
+        return all(_scalar_expr(c) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr))
+    if isinstance(node, ast.IfExp):
+        return _scalar_expr(node.test) and _scalar_expr(node.body) and _scalar_expr(node.orelse)
+    return False
+
+
+def _scalar_comprehension(node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp) -> bool:
+    """A comprehension of one loop over a plain name whose elements and filters are plain values."""
+    if isinstance(node, ast.DictComp) or len(node.generators) != 1:
+        return False
+    gen = node.generators[0]
+    return (
+        isinstance(gen.target, ast.Name)
+        and not gen.is_async
+        and _scalar_expr(node.elt)
+        and all(_scalar_expr(c) for c in gen.ifs)
+    )
+
+
 def _indexes_with(node: ast.expr, name: str) -> bool:
     """Does ``node`` subscript something with ``name`` (`x[i]`, `convs[i - 1]`)?"""
     return any(
@@ -5002,6 +5071,29 @@ _AN_INT = "a Python int"  # the `info` of a number known to be an int (the index
 
 
 _TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
+
+
+class KnownRange:
+    """`range(...)` of known numbers, short enough to follow number by number (see _range_of)."""
+
+    __slots__ = ("numbers",)
+
+    def __init__(self, numbers: tuple[int, ...]) -> None:
+        self.numbers = numbers
+
+
+def _range_of(args: list[Val], node: ast.Call) -> Val:
+    """A `range(...)`: its numbers when every bound is a known int and there are few of them."""
+    known = [a.lit[0] if a.lit is not None and a.ty is Ty.NUMBER else None for a in args]
+    if node.keywords or not 1 <= len(known) <= 3 or any(type(k) is not int for k in known):
+        return Val(Grad.NONE, Ty.OTHER)
+    bounds = [k for k in known if type(k) is int]
+    if len(bounds) == 3 and bounds[2] == 0:
+        return Val(Grad.NONE, Ty.OTHER)  # raises
+    numbers = range(*bounds)
+    if len(numbers) > MAX_EXACT_SCALARS:
+        return Val(Grad.NONE, Ty.OTHER)
+    return Val(Grad.NONE, Ty.OTHER, info=KnownRange(tuple(numbers)))
 
 
 class TensorRows:

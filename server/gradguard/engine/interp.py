@@ -112,6 +112,10 @@ _STMT_DISPATCH: dict[type, Any] = {}
 MAX_UNROLL_DEPTH = 4
 # A clear written after a backward and before a step (the order GG201's misplaced case needs).
 _CLEAR_AFTER_BACKWARD = re.compile(r"\.backward\([\s\S]*zero_grad\([\s\S]*\.step\(")
+# The builtin classes `isinstance` is asked about a known number or string.
+_BUILTIN_TYPES: dict[str, type] = {
+    "builtins." + t.__name__: t for t in (int, float, str, bool, list, tuple, dict, set, bytes)
+}
 
 _CALLED = re.compile(r"(\w+)\(")  # the names a text calls
 _STEPS_TEXT = re.compile(r"\.step\s*\(")  # as Reporter.steps_around reads the whole text
@@ -1075,6 +1079,9 @@ class Interpreter(Evaluator):
             return None
         if val.is_tensor and all(q in kinds or q == "torch.Tensor" for q in quals):
             return "torch.Tensor" in quals
+        if val.lit is not None and not val.is_tensor and all(q in _BUILTIN_TYPES for q in quals):
+            # A known number or string (`isinstance(args.freeze, list)` with `freeze=10`).
+            return isinstance(val.lit[0], tuple(_BUILTIN_TYPES[q] for q in quals))
         inst = val.module if val.ty is Ty.MODULE else None
         if inst is not None and inst.user_class is None and inst.cls_name in DISJOINT_LAYERS:
             # `isinstance(layer, nn.Conv2d)` over a torch model's children (built by the style
