@@ -1465,6 +1465,49 @@ def test_an_in_place_add_into_a_running_total_accumulates_like_plus_equals() -> 
     assert _codes_at(once) == []
 
 
+@pytest.mark.parametrize(
+    ("added", "after", "kept"),
+    [
+        ("parts[k] * x.size(0)", "", True),
+        ("parts[k].item() * x.size(0)", "", False),
+        ("parts[k] * x.size(0)", "sum(totals.values()).backward()\n", False),
+    ],
+)
+def test_a_dict_of_running_sums_made_again_each_iteration_accumulates(
+    added: str, after: str, kept: bool
+) -> None:
+    """`totals = {k: totals[k] + parts[k] * n for k in totals}` each batch (DAVE's epoch losses)
+    adds to every key's sum like `totals[k] += ...`: once the batch's backward ran, what each sum
+    holds of the graphs (torch 2.13 keeps them: `grad_fn` is set after the loop) is dead weight
+    (GG301, on the comprehension). Added as a number, or summed and backpropagated after the loop,
+    nothing is kept for nothing."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        totals = {"a": torch.tensor(0.0), "b": torch.tensor(0.0)}
+        for step in range(3):
+            x = torch.randn(8, 4)
+            out = model(x)
+            parts = {"a": out[:, 0].pow(2).mean(), "b": out[:, 1].abs().mean()}
+            opt.zero_grad()
+            (parts["a"] + parts["b"]).backward(retain_graph=True)
+            opt.step()
+            totals = {k: totals[k] + {added} for k in totals.keys()}
+        {after}"""
+    ).replace("{added}", added).replace("{after}", after)
+    effect = "totals['a'].grad_fn is not None"
+    (result,) = run_snippets([Snippet(source, (effect,))])
+    if after:
+        assert result.error is None  # the graph was retained: the last one backpropagates again
+    else:
+        assert result.error is None and result.effects == {effect: kept}
+    assert _codes_at(source) == ([("GG301", 14)] if kept else [])
+
+
 def test_a_list_comprehension_over_an_accumulated_list_hands_it_on_when_returned() -> None:
     # A beam-search decoder keeps each step's output, then backtracks over them in reverse and
     # returns what it built: nothing outlives the call.

@@ -2202,24 +2202,30 @@ class Interpreter(Evaluator):
         self.assign(target, val.with_(taints=val.taints | taints), stmt, keep_binding=True)
 
     def check_accumulate_rebind(self, stmt: ast.Assign, name: str, value: ast.expr) -> None:
-        # `total = total + loss` is the same accumulation as `total += loss`.
-        if (
-            not (
-                isinstance(value, ast.BinOp)
-                and isinstance(value.op, ast.Add)
-                and isinstance(value.left, ast.Name)
-                and value.left.id == name
-            )
-            or self.local_loop() is None
-        ):
+        # `total = total + loss` is the same accumulation as `total += loss`; so is a dict of
+        # running sums made again with every key's sum grown (`{k: totals[k] + x for k in totals}`).
+        added = (
+            value.right
+            if isinstance(value, ast.BinOp)
+            and isinstance(value.op, ast.Add)
+            and isinstance(value.left, ast.Name)
+            and value.left.id == name
+            else _dict_sum_added(value, name)
+        )
+        if added is None or self.local_loop() is None:
             return
         frame = self.loops[-1]
         if name not in frame.starts.get(1, {}) or self.feeds(frame.node, name, stmt):
             return
-        other = self.peek(value.right)
+        if isinstance(value, ast.BinOp):
+            other = self.peek(added)
+        else:
+            # The sums the comprehension made (its key's name is gone): one that has a graph.
+            sums = self.peek(ast.Name(name, ast.Load()))
+            other = next((e for e in sums.elts or () if e.grad is Grad.GRAPH), UNKNOWN)
         if other.grad is Grad.GRAPH:
             key = ("acc", id(stmt))
-            self.rep.accumulate(stmt, name, value.right, other, key, self.dead_graph(other))
+            self.rep.accumulate(stmt, name, added, other, key, self.dead_graph(other))
             self.mark_acc(name, key, stmt)
 
     def mark_acc(self, name: str, key: object, stmt: ast.stmt) -> None:
@@ -2392,6 +2398,33 @@ def _files_params(loop: ast.For | ast.AsyncFor) -> bool:
         for stmt in loop.body
         for n in ast.walk(stmt)
     )
+
+
+def _dict_sum_added(value: ast.expr, name: str) -> ast.expr | None:
+    """In `{k: totals[k] + x for k in totals}` (or `totals.keys()`) bound to `totals`: `x`, what
+    every key's running sum adds."""
+    if not isinstance(value, ast.DictComp) or len(value.generators) != 1:
+        return None
+    gen = value.generators[0]
+    it = gen.iter
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "keys" and not it.args:
+        it = it.func.value
+    if not (isinstance(gen.target, ast.Name) and isinstance(it, ast.Name) and it.id == name) or gen.ifs:
+        return None
+    key, total = gen.target.id, value.value
+    if not (isinstance(value.key, ast.Name) and value.key.id == key):
+        return None
+    if (
+        isinstance(total, ast.BinOp)
+        and isinstance(total.op, ast.Add)
+        and isinstance(total.left, ast.Subscript)
+        and isinstance(total.left.value, ast.Name)
+        and total.left.value.id == name
+        and isinstance(total.left.slice, ast.Name)
+        and total.left.slice.id == key
+    ):
+        return total.right
+    return None
 
 
 class _NotPlain(Exception):
