@@ -4735,6 +4735,52 @@ def test_freezing_by_name_freezes_what_it_names(loop: str, frozen_all: bool) -> 
         assert f"on line {freeze_line}" in finding.message
 
 
+@pytest.mark.parametrize(("chosen", "line"), [('["conv_0", "conv_1"]', 11), ('["conv_1", "conv_7"]', None)])
+def test_names_built_from_known_numbers_decide_membership(chosen: str, line: int | None) -> None:
+    """The style transfer tutorial's layer names (`name = "conv_" + str(i)`) are known strings
+    when `i` is known, so `if name in style_layers:` decides which layers get a loss module. With
+    two of them, each loss module backpropagates its own loss of one forward: the second backward
+    meets the shared convolution's freed buffers (torch 2.13 raises; GG102). With one, nothing is
+    shared and it runs clean."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+
+        class StyleLoss(nn.Module):
+            def forward(self, input):
+                self.loss = input.pow(2).mean()
+                return input.clone()
+
+            def backward(self):
+                self.loss.backward()
+                return self.loss
+
+
+        style_layers = {chosen}
+        style_losses = []
+        model = nn.Sequential()
+        for i, layer in enumerate([nn.Conv2d(3, 4, 3, padding=1), nn.Conv2d(4, 4, 3, padding=1)]):
+            name = "conv_" + str(i)
+            model.add_module(name, layer)
+            if name in style_layers:
+                sl = StyleLoss()
+                model.add_module("style_" + str(i), sl)
+                style_losses.append(sl)
+        x = nn.Parameter(torch.rand(1, 3, 8, 8))
+        model(x)
+        for sl in style_losses:
+            sl.backward()
+        """
+    ).replace("{chosen}", chosen)
+    trained = "x.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    twice = "RuntimeError: Trying to backward through the graph a second time"
+    _ran_as_claimed(result, trained, None if line is None else twice)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG102", line)] if line else [])
+
+
 @pytest.mark.parametrize("frozen", ["model", "model[0]"])
 def test_a_frozen_sequential_gives_what_its_own_modules_return(frozen: str) -> None:
     """A frozen `nn.Sequential` ending in a head of the program that returns a tuple (a detection

@@ -73,6 +73,8 @@ UNIT_INLINES = 100
 
 # A loop or comprehension over a known sequence is followed element by element up to this length.
 MAX_EXACT_ELEMENTS = 8
+# Strings made by the program (`"conv_" + str(i)`) are known up to this length.
+_MAX_KNOWN_STR = 256
 # A comprehension of plain numbers or strings computed from plain numbers or strings (`[f"model.{i}."
 # for i in range(10)]`, `any(n in name for n in names)`) costs an expression per element: followed
 # element by element up to this length.
@@ -682,6 +684,15 @@ class Evaluator:
                     return _fold(op, left.lit[0], right.lit[0])
                 why = _best_cause((left, right))  # `rl_loss -= logp.item() * reward`: still a float
                 return NUMBER if why is None else Val(Grad.NONE, Ty.NUMBER, cause=why)
+            if (
+                isinstance(op, ast.Add)
+                and left.lit is not None
+                and right.lit is not None
+                and type(left.lit[0]) is str
+                and type(right.lit[0]) is str
+                and len(left.lit[0]) + len(right.lit[0]) <= _MAX_KNOWN_STR
+            ):
+                return Val(Grad.NONE, Ty.OTHER, lit=(left.lit[0] + right.lit[0],))  # `"conv_" + str(i)`
             if isinstance(op, ast.Mult) and {left.ty, right.ty} in _SEQ_TIMES_INT:
                 # `[0] * n`: the elements repeated (exact when n is known and small).
                 seq, count = (left, right) if left.ty is not Ty.NUMBER else (right, left)
@@ -1816,6 +1827,10 @@ class Evaluator:
             found = self.super_ref()
             if found is not None:
                 return found
+        if name == "str" and len(args) == 1 and not kwargs and args[0].lit is not None and not args[0].is_tensor:
+            known = args[0].lit[0]
+            if type(known) in (int, str) or (type(known) is float and len(repr(known)) <= 32):
+                return Val(Grad.NONE, Ty.OTHER, lit=(str(known),))  # `"conv_" + str(i)` with `i` known
         if name in (
             "print",
             "isinstance",
