@@ -4781,6 +4781,107 @@ def test_names_built_from_known_numbers_decide_membership(chosen: str, line: int
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG102", line)] if line else [])
 
 
+@pytest.mark.parametrize(("second", "line"), [('out["values"].sum()', 20), ('out["logits"].sum()', None)])
+def test_dicts_merged_by_spreading_keep_their_entries(second: str, line: int | None) -> None:
+    """`{**o1, **o2}` (an RLHF actor-critic's outputs merged) holds each dict's entries under their
+    keys: two losses of `values` share the value head's graph, freed by the first (torch 2.13 raises;
+    GG102), while `values` then `logits` are two graphs and run clean."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+
+        class ActorCritic(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.pi = nn.Linear(4, 2)
+                self.v = nn.Linear(4, 1)
+
+            def forward(self, x):
+                o1 = {"logits": self.pi(x), "values": None}
+                o2 = {"values": self.v(x)}
+                return {**o1, **o2}
+
+
+        model = ActorCritic()
+        out = model(torch.randn(3, 4))
+        out["values"].pow(2).mean().backward()
+        {second}.backward()
+        """
+    ).replace("{second}", second)
+    trained = "model.v.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    twice = "RuntimeError: Trying to backward through the graph a second time"
+    _ran_as_claimed(result, trained, None if line is None else twice)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG102", line)] if line else [])
+
+
+@pytest.mark.parametrize("loop", ["for h in outs:\n    h", "for h in outs[1:]:\n    h"])
+def test_an_in_place_change_of_each_element_of_a_list(loop: str) -> None:
+    """`for h in outs: h.masked_fill_(done, 0.0)` (a GRU rollout's done mask) changes each element in
+    turn: `h1`, which `lin2` saved, is one of them, so the backward raises (torch 2.13; GG107 on the
+    change). Over `outs[1:]` only `h2` is changed, which nothing saved: clean."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        lin1 = nn.Linear(4, 8)
+        lin2 = nn.Linear(8, 8)
+        done = torch.tensor([[True], [False], [False]])
+        h1 = torch.tanh(lin1(torch.randn(3, 4)))
+        h2 = lin2(h1)
+        outs = [h1, h2]
+        {loop}.masked_fill_(done, 0.0)
+        h2.sum().backward()
+        """
+    ).replace("{loop}", loop)
+    trained = "lin1.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    raises = "outs[1:]" not in loop
+    _ran_as_claimed(result, trained, "RuntimeError: one of the variables needed" if raises else None)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG107", 11)] if raises else [])
+
+
+@pytest.mark.parametrize("bootstrap", ["model(torch.randn(4))", "model(torch.randn(4)).detach()"])
+def test_a_gae_loop_counting_down_takes_the_bootstrap_value_first(bootstrap: str) -> None:
+    """`for t in reversed(range(8))`: the first iteration has `t == 7` and takes the bootstrap value,
+    whose graph then reaches every advantage and the returns made before the epochs: the second
+    epoch's backward meets the freed graph (torch 2.13 raises; GG103). Detached, it runs clean."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 1)
+        optimiser = torch.optim.Adam(model.parameters(), lr=1e-3)
+        states = torch.randn(8, 4)
+        rewards = torch.randn(8)
+        values = torch.zeros(8)
+        last_value = {bootstrap}
+        advantages = torch.zeros(8)
+        gae = 0.0
+        for t in reversed(range(8)):
+            next_value = last_value.view(()) if t == 7 else values[t + 1]
+            gae = rewards[t] + 0.99 * next_value - values[t] + 0.95 * gae
+            advantages[t] = gae
+        returns = advantages + values
+        for epoch in range(2):
+            loss = (model(states).view(-1) - returns).pow(2).mean()
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+        """
+    ).replace("{bootstrap}", bootstrap)
+    trained = "model.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    raises = "detach" not in bootstrap
+    twice = "RuntimeError: Trying to backward through the graph a second time"
+    _ran_as_claimed(result, trained, twice if raises else None)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG103", 16)] if raises else [])
+
+
 @pytest.mark.parametrize("frozen", ["model", "model[0]"])
 def test_a_frozen_sequential_gives_what_its_own_modules_return(frozen: str) -> None:
     """A frozen `nn.Sequential` ending in a head of the program that returns a tuple (a detection

@@ -1218,16 +1218,23 @@ class Evaluator:
         return None
 
     def e_Dict(self, node: ast.Dict) -> Val:
-        keys: list[object] = []
         for k in node.keys:
             if k is not None:
                 self.expr(k)
-            if isinstance(k, ast.Constant) and type(k.value) in (str, int):
-                keys.append(k.value)
-        values = tuple(self.expr(v) for v in node.values)
-        if len(keys) != len(node.keys) or len(set(keys)) != len(keys):
-            return Val(Grad.NONE, Ty.DICT)  # `**other` or computed keys: contents unknown
-        return Val(Grad.NONE, Ty.DICT, elts=values, keys=tuple(keys))
+        values = [self.expr(v) for v in node.values]
+        # Entries in order, a later one replacing an earlier of the same key, as Python builds it:
+        # `{**o1, **o2}` merges two dicts whose keys are known.
+        merged: dict[object, Val] = {}
+        for k, v in zip(node.keys, values, strict=True):
+            if k is None:
+                if v.ty is not Ty.DICT or v.keys is None or v.elts is None:
+                    return Val(Grad.NONE, Ty.DICT)  # `**other` of unknown contents
+                merged.update(zip(v.keys, v.elts, strict=True))
+            elif isinstance(k, ast.Constant) and type(k.value) in (str, int):
+                merged[k.value] = v
+            else:
+                return Val(Grad.NONE, Ty.DICT)  # a computed key: contents unknown
+        return Val(Grad.NONE, Ty.DICT, elts=tuple(merged.values()), keys=tuple(merged))
 
     # -- calls -----------------------------------------------------------------------
 
@@ -1827,7 +1834,8 @@ class Evaluator:
             found = self.super_ref()
             if found is not None:
                 return found
-        if name == "str" and len(args) == 1 and not kwargs and args[0].lit is not None and not args[0].is_tensor:
+        plain = len(args) == 1 and not kwargs and args[0].lit is not None and not args[0].is_tensor
+        if name == "str" and plain:
             known = args[0].lit[0]
             if type(known) in (int, str) or (type(known) is float and len(repr(known)) <= 32):
                 return Val(Grad.NONE, Ty.OTHER, lit=(str(known),))  # `"conv_" + str(i)` with `i` known
@@ -5106,7 +5114,10 @@ def _range_of(args: list[Val], node: ast.Call) -> Val:
     if len(bounds) == 3 and bounds[2] == 0:
         return Val(Grad.NONE, Ty.OTHER)  # raises
     numbers = range(*bounds)
-    if len(numbers) > MAX_EXACT_SCALARS:
+    try:
+        if len(numbers) > MAX_EXACT_SCALARS:
+            return Val(Grad.NONE, Ty.OTHER)
+    except OverflowError:  # more numbers than `len` can count
         return Val(Grad.NONE, Ty.OTHER)
     return Val(Grad.NONE, Ty.OTHER, info=KnownRange(tuple(numbers)))
 

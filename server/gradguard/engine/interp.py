@@ -1225,7 +1225,8 @@ class Interpreter(Evaluator):
             # Over a known sequence (a dict's items, a tuple of losses): iteration k binds element k,
             # so distinct losses are backpropagated one after the other as the program does, and
             # `sums[idx] += v` adds each to its own slot.
-            self.each_element(node, exact, elem, every=self.loop_fact(node, _indexes_by_target))
+            every = self.loop_fact(node, _indexes_by_target) or self.loop_fact(node, _changes_bound_in_place)
+            self.each_element(node, exact, elem, every=every)
             return
         if exact is not None and self.each_in_turn(node, exact):
             self.each_element(node, exact, elem, every=True)
@@ -1550,7 +1551,10 @@ class Interpreter(Evaluator):
         )
 
     def range_length(self, it: ast.expr) -> int | None:
-        """How often `range(...)` of known numbers runs."""
+        """How often `range(...)` (or `reversed(range(...))`) of known numbers runs."""
+        inner = _reversed_range(it)
+        if inner is not None:
+            return self.range_length(inner)
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
             return None
         if it.keywords or not 1 <= len(it.args) <= 3:
@@ -1563,6 +1567,13 @@ class Interpreter(Evaluator):
     def counter(self, it: ast.expr) -> tuple[int, int, bool] | None:
         """(first number, stride, paired with an element) of `range(...)` or `enumerate(...)` when
         they are known numbers."""
+        inner = _reversed_range(it)
+        if inner is not None:
+            # `for t in reversed(range(n))` (GAE): from the last number down.
+            length, forward = self.range_length(inner), self.counter(inner)
+            if length is None or forward is None or length < 1:
+                return None
+            return forward[0] + (length - 1) * forward[1], -forward[1], False
         if not isinstance(it, ast.Call) or not isinstance(it.func, ast.Name) or it.keywords:
             return None
         known = [self.literal_int(a) for a in it.args]
@@ -2407,7 +2418,8 @@ def _dict_sum_added(value: ast.expr, name: str) -> ast.expr | None:
         return None
     gen = value.generators[0]
     it = gen.iter
-    if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "keys" and not it.args:
+    keys = isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "keys"
+    if keys and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.args:
         it = it.func.value
     if not (isinstance(gen.target, ast.Name) and isinstance(it, ast.Name) and it.id == name) or gen.ifs:
         return None
@@ -2646,6 +2658,24 @@ def _indexes_by_target(loop: ast.For | ast.AsyncFor) -> bool:
     return False
 
 
+def _changes_bound_in_place(loop: ast.For | ast.AsyncFor) -> bool:
+    """Does the loop body change what a name the loop binds holds, in place (`for h in outs:
+    h.masked_fill_(done, 0.0)`, `h += 1`)? Each element is then changed, one after the other."""
+    bound = set(_target_names(loop.target))
+    for node in ast.walk(ast.Module(body=loop.body, type_ignores=[])):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in api.INPLACE_OPS
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id in bound
+        ):
+            return True
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id in bound:
+            return True
+    return False
+
+
 def _shareable(val: Val) -> bool:
     """A module's name that no analysis can change: a class, function, constant or import (no
     object of the analysis that ran it, no graph)."""
@@ -2809,6 +2839,22 @@ def target_const(stmt: ast.stmt) -> bool | None:
 # program can use, so it never meets one of the program's names).
 _COMP_ELEMENT = "<element>"
 _CLOSURE_RESULT = "<closure result>"
+
+
+def _reversed_range(it: ast.expr) -> ast.Call | None:
+    """The `range(...)` of `reversed(range(...))`."""
+    if (
+        isinstance(it, ast.Call)
+        and isinstance(it.func, ast.Name)
+        and it.func.id == "reversed"
+        and len(it.args) == 1
+        and not it.keywords
+        and isinstance(it.args[0], ast.Call)
+        and isinstance(it.args[0].func, ast.Name)
+        and it.args[0].func.id == "range"
+    ):
+        return it.args[0]
+    return None
 
 
 def _literal_trips(it: ast.expr) -> int | None:
