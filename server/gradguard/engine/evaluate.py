@@ -1834,9 +1834,9 @@ class Evaluator:
             found = self.super_ref()
             if found is not None:
                 return found
-        plain = len(args) == 1 and not kwargs and args[0].lit is not None and not args[0].is_tensor
-        if name == "str" and plain:
-            known = args[0].lit[0]
+        shown = args[0].lit if name == "str" and len(args) == 1 and not kwargs else None
+        if shown is not None and not args[0].is_tensor:
+            known = shown[0]
             if type(known) in (int, str) or (type(known) is float and len(repr(known)) <= 32):
                 return Val(Grad.NONE, Ty.OTHER, lit=(str(known),))  # `"conv_" + str(i)` with `i` known
         if name in (
