@@ -121,3 +121,17 @@ def test_activation_modules_save_their_output_as_torch_says() -> None:
         except RuntimeError as exc:
             raised = "modified by an inplace operation" in str(exc)
         assert raised == saves_output, name
+
+
+def test_inplace_flags_given_by_position_go_where_torch_takes_them() -> None:
+    """torchapi.INPLACE_ARG[name] is the position of `inplace` among the module's constructor
+    parameters in torch 2.13, for exactly the activation modules that have one."""
+    torch = pytest.importorskip("torch")
+    import inspect
+
+    found = {}
+    for name in torchapi.ACTIVATIONS:
+        params = list(inspect.signature(getattr(torch.nn, name).__init__).parameters)[1:]
+        if "inplace" in params:
+            found[name] = params.index("inplace")
+    assert found == torchapi.INPLACE_ARG

@@ -4882,6 +4882,95 @@ def test_a_gae_loop_counting_down_takes_the_bootstrap_value_first(bootstrap: str
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG103", 16)] if raises else [])
 
 
+@pytest.mark.parametrize(
+    ("chosen", "line"), [('not n.startswith("disc")', 16), ('n.startswith("enc.0")', None)]
+)
+def test_a_parameter_group_chosen_by_name_in_a_comprehension(chosen: str, line: int | None) -> None:
+    """`[p for n, p in model.named_parameters() if not n.startswith("disc")]` (FactorVAE's VAE
+    optimizer) holds the parameters whose names pass: its step between two backwards of one graph
+    changes `enc.2.weight`, which that graph saved (torch 2.13 raises; GG111). A group of the
+    first layer alone changes nothing the graph saved (its input needs no grad): clean."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        torch.manual_seed(0)
+        enc = nn.Sequential(nn.Linear(4, 5), nn.Tanh(), nn.Linear(5, 3))
+        disc = nn.Linear(3, 2)
+        model = nn.ModuleDict({"enc": enc, "disc": disc})
+        vae_params = [p for n, p in model.named_parameters() if {chosen}]
+        opt_vae = torch.optim.Adam(vae_params, lr=1e-2)
+        opt_d = torch.optim.Adam(disc.parameters(), lr=1e-2)
+        for it in range(2):
+            x = torch.randn(8, 4)
+            d_z = disc(torch.tanh(enc(x)))
+            opt_vae.zero_grad()
+            d_z.mean().backward(retain_graph=True)
+            opt_vae.step()
+            opt_d.zero_grad()
+            d_z.pow(2).mean().backward()
+            opt_d.step()
+        """
+    ).replace("{chosen}", chosen)
+    trained = "disc.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, "RuntimeError: one of the variables needed" if line else None)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG111", line)] if line else [])
+
+
+@pytest.mark.parametrize("flag", ["True", "False"])
+def test_an_inplace_flag_given_by_position(flag: str) -> None:
+    """`nn.ReLU(True)` (as the DCGAN example writes it) is `inplace=True`: applied to a convolution's
+    output that a Gram matrix saved, it changes that output, and the backward raises (torch 2.13;
+    GG107). `nn.ReLU(False)` makes a new tensor: clean."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        conv = nn.Conv2d(3, 8, 3, padding=1)
+        relu = nn.ReLU({flag})
+        img = nn.Parameter(torch.rand(1, 3, 16, 16))
+        out = conv(img)
+        x_flat = out.view(8, 256)
+        loss = torch.mm(x_flat, x_flat.t()).sum()
+        relu(out)
+        loss.backward()
+        """
+    ).replace("{flag}", flag)
+    trained = "img.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    raises = flag == "True"
+    _ran_as_claimed(result, trained, "RuntimeError: one of the variables needed" if raises else None)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG107", 10)] if raises else [])
+
+
+@pytest.mark.parametrize("copy", ["", ".clone()"])
+def test_a_view_of_a_tensor_without_grad_shares_its_writes(copy: str) -> None:
+    """`state[:, :, 0].unsqueeze(1)` is a view of `state` (an RWKV state cache, no grad): a product
+    with a parameter saved it, and writing into `state` afterwards changes it, so the backward
+    raises (torch 2.13; GG107 on the write). A `.clone()` of it is a tensor of its own: clean."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        mix = nn.Parameter(torch.full((1, 1, 4), 0.5))
+        hidden = torch.randn(2, 1, 4, requires_grad=True)
+        state = torch.zeros(2, 4, 3)
+        shifted = state[:, :, 0].unsqueeze(1){copy}
+        key = hidden * mix + shifted * (1 - mix)
+        state[:, :, 0] = hidden[:, -1]
+        key.sum().backward()
+        """
+    ).replace("{copy}", copy)
+    trained = "mix.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, None if copy else "RuntimeError: one of the variables needed")
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([] if copy else [("GG107", 9)])
+
+
 @pytest.mark.parametrize("frozen", ["model", "model[0]"])
 def test_a_frozen_sequential_gives_what_its_own_modules_return(frozen: str) -> None:
     """A frozen `nn.Sequential` ending in a head of the program that returns a tuple (a detection

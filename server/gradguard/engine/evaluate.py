@@ -1046,6 +1046,9 @@ class Evaluator:
         return out
 
     def _comprehension(self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp) -> Val:
+        chosen = self.selected_parameters(node)
+        if chosen is not None:
+            return chosen
         first = self.expr(node.generators[0].iter)
         if first.ty is Ty.PARAMS and _selects_trainable(node):
             # `[p for p in model.parameters() if p.requires_grad]`: the parameters that train.
@@ -2054,6 +2057,9 @@ class Evaluator:
             if isinstance(a, ast.Starred):
                 break
             inst.kwargs[f"arg{i}"] = _arg_value(a, v)
+        position = api.INPLACE_ARG.get(name)
+        if position is not None and f"arg{position}" in inst.kwargs and "inplace" not in inst.kwargs:
+            inst.kwargs["inplace"] = inst.kwargs[f"arg{position}"]  # `nn.ReLU(True)`
         return Val(Grad.NONE, Ty.MODULE, module=inst)
 
     def spread_args(self, node: ast.Call, args: list[Val]) -> list[Val] | None:
@@ -2891,7 +2897,17 @@ class Evaluator:
                 "narrow",
                 "select",
             )
-            and val.requires_grad
+            and (
+                val.requires_grad
+                # Without a graph, only what is always a view: it shares its base's version
+                # counter, so a write into the base changes what an op saved of the view.
+                or (
+                    name not in ("reshape", "flatten")
+                    and val.is_tensor
+                    and recv.is_tensor
+                    and recv.obj is not None
+                )
+            )
         ):
             # Always a view (`reshape` and `flatten` may copy): of a leaf, still a leaf's view, which
             # an in-place write may not touch while recording (`p.bias.view(3, -1)[:, 4] += b`).
@@ -3532,6 +3548,62 @@ class Evaluator:
             if common is not None or outer.key + ".requires_grad" in env:
                 env[outer.key + ".requires_grad"] = self.flag_cell(common)
                 outer.frozen = common is False
+
+    def parameter_elements(self, params: list[tuple[str, OneParam]], named: bool) -> list[Val]:
+        """What iterating `named_parameters()` (``named``) or `parameters()` gives for these
+        parameters (see parameter_list): each tensor, with its name when named."""
+        out = []
+        for name, ref in params:
+            trainable = self.trainable(ref.owner)
+            tensor = Val(
+                Grad.LEAF if trainable else Grad.UNKNOWN,
+                Ty.TENSOR,
+                obj=ref.owner.params_obj if trainable else None,
+                info=ref,
+            )
+            named_val = Val(Grad.NONE, Ty.TUPLE, elts=(Val(Grad.NONE, Ty.OTHER, lit=(name,)), tensor))
+            out.append(named_val if named else tensor)
+        return out
+
+    def selected_parameters(
+        self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp
+    ) -> Val | None:
+        """`[p for n, p in model.named_parameters() if not n.startswith("disc")]` (a parameter group
+        chosen by name): the list of the parameters whose names pass, when every parameter of the
+        model is known by name and the filter is decided for each. None for anything else."""
+        if not isinstance(node, ast.ListComp) or len(node.generators) != 1:
+            return None
+        gen = node.generators[0]
+        it, target = gen.iter, gen.target
+        if not (
+            isinstance(it, ast.Call)
+            and isinstance(it.func, ast.Attribute)
+            and it.func.attr == "named_parameters"
+            and not it.args
+            and not it.keywords
+            and isinstance(target, ast.Tuple)
+            and len(target.elts) == 2
+            and all(isinstance(t, ast.Name) for t in target.elts)
+            and isinstance(node.elt, ast.Name)
+            and node.elt.id == target.elts[1].id  # type: ignore[attr-defined]
+            and all(_scalar_expr(c) for c in gen.ifs)
+        ):
+            return None
+        model = self.peek(it.func.value)
+        if model.ty is not Ty.MODULE or model.module is None:
+            return None
+        listed = self.parameter_list(model.module)
+        if listed is None or not listed[1] or not listed[0]:
+            return None  # a parameter not known by name may or may not pass
+        chosen = []
+        for elem in self.parameter_elements(listed[0], named=True):
+            self.assign_target(target, elem)
+            truths = [self.expr(c).truth for c in gen.ifs]
+            if None in truths:
+                return None
+            if all(truths):
+                chosen.append(elem.elts[1])  # type: ignore[index]
+        return Val(Grad.NONE, Ty.LIST, elts=tuple(chosen))
 
     def parameter_list(
         self, root: ModuleInst

@@ -1386,19 +1386,7 @@ class Interpreter(Evaluator):
         if not params or not complete and (counted or not named or self.loop_fact(loop, _order_matters)):
             return None
         out: list[Val] = []
-        for k, (name, ref) in enumerate(params):
-            trainable = self.trainable(ref.owner)
-            tensor = Val(
-                Grad.LEAF if trainable else Grad.UNKNOWN,
-                Ty.TENSOR,
-                obj=ref.owner.params_obj if trainable else None,
-                info=ref,
-            )
-            elt = (
-                Val(Grad.NONE, Ty.TUPLE, elts=(Val(Grad.NONE, Ty.OTHER, lit=(name,)), tensor))
-                if named
-                else tensor
-            )
+        for k, elt in enumerate(self.parameter_elements(params, named)):
             number = Val(Grad.NONE, Ty.NUMBER, lit=(k,))
             out.append(Val(Grad.NONE, Ty.TUPLE, elts=(number, elt)) if counted else elt)
         return out

@@ -425,6 +425,25 @@ ACTIVATIONS = {
     "Dropout1d": False,
     "Dropout3d": False,
 }
+# Where an activation module's `inplace` flag goes when passed by position (`nn.ReLU(True)`, as the
+# DCGAN example writes it); checked against torch's signatures by tests/test_autograd_ops_table.py.
+INPLACE_ARG = {
+    "ReLU": 0,
+    "ReLU6": 0,
+    "SiLU": 0,
+    "SELU": 0,
+    "Mish": 0,
+    "Hardswish": 0,
+    "Hardsigmoid": 0,
+    "LeakyReLU": 1,
+    "ELU": 1,
+    "CELU": 1,
+    "Dropout": 1,
+    "Dropout1d": 1,
+    "Dropout2d": 1,
+    "Dropout3d": 1,
+    "Hardtanh": 2,
+}
 LOSS_MODULES = frozenset(
     {
         "MSELoss",
