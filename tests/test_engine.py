@@ -4971,6 +4971,49 @@ def test_a_view_of_a_tensor_without_grad_shares_its_writes(copy: str) -> None:
     assert [(f.code, f.span.line) for f in analyze(source)] == ([] if copy else [("GG107", 9)])
 
 
+@pytest.mark.parametrize("relu", ["nn.ReLU(inplace=True)", "nn.ReLU(True)", "nn.ReLU()"])
+def test_an_inplace_layer_of_a_rebuilt_model_is_told_at_the_layer(relu: str) -> None:
+    """A style-transfer net rebuilt layer by layer (`for layer in list(cnn)`) with a style loss
+    after the convolution: the in-place ReLU then changes the convolution's output, which the loss's
+    Gram matrix saved, and the backward raises (torch 2.13). The squiggle is on the ReLU's
+    constructor, and the message names what it changes (the layer before's output, not the net's
+    input); an out-of-place ReLU is clean."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+
+        class StyleLoss(nn.Module):
+            def forward(self, input):
+                x_flat = input.view(8, 256)
+                self.loss = torch.mm(x_flat, x_flat.t()).sum()
+                return input
+
+
+        cnn = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), {relu})
+        style = StyleLoss()
+        net = nn.Sequential()
+        for layer in list(cnn):
+            net.add_module(str(len(net)), layer)
+            if isinstance(layer, nn.Conv2d):
+                net.add_module(str(len(net)), style)
+        img = nn.Parameter(torch.rand(1, 3, 16, 16))
+        net(img)
+        style.loss.backward()
+        """
+    ).replace("{relu}", relu)
+    trained = "img.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    raises = relu != "nn.ReLU()"
+    _ran_as_claimed(result, trained, "RuntimeError: one of the variables needed" if raises else None)
+    findings = analyze(source)
+    assert [(f.code, f.span.line) for f in findings] == ([("GG107", 12)] if raises else [])
+    if raises:
+        assert findings[0].message.startswith(f"`{relu}` changes its input in place")
+        assert "img" not in findings[0].message
+
+
 @pytest.mark.parametrize("frozen", ["model", "model[0]"])
 def test_a_frozen_sequential_gives_what_its_own_modules_return(frozen: str) -> None:
     """A frozen `nn.Sequential` ending in a head of the program that returns a tuple (a detection

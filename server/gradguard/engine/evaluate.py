@@ -75,6 +75,9 @@ UNIT_INLINES = 100
 MAX_EXACT_ELEMENTS = 8
 # Strings made by the program (`"conv_" + str(i)`) are known up to this length.
 _MAX_KNOWN_STR = 256
+# A loop over a container's layers (a feature extractor rebuilt layer by layer, VGG-19's 37) is
+# followed layer by layer up to this many.
+MAX_LAYER_SEQUENCE = 40
 # A comprehension of plain numbers or strings computed from plain numbers or strings (`[f"model.{i}."
 # for i in range(10)]`, `any(n in name for n in names)`) costs an expression per element: followed
 # element by element up to this length.
@@ -195,6 +198,7 @@ class Evaluator:
         # Arms of `if`s of other modules whose condition is unknown, entered now: what runs there
         # may not run at all, so a finding there is not shown on this file's calling statement.
         self.foreign_doubt = 0
+        self.unnamed_input: ModuleInst | None = None  # see run_children
         self.classes: dict[str, Any] = {}
         self.defined_in: dict[int, Any] = {}  # id of a method -> the ClassInfo whose body defines it
         self.grad_inputs: frozenset[object] = frozenset()
@@ -1890,6 +1894,12 @@ class Evaluator:
             return Val(Grad.NONE, Ty.LIST if name == "list" else Ty.TUPLE, elts=())
         if name in ("list", "tuple") and args and args[0].ty is Ty.PARAMS:
             return args[0]
+        inst = args[0].module if len(args) == 1 and args[0].ty is Ty.MODULE else None
+        kids = _known_children(inst) if inst is not None and not inst.alike else None
+        if kids is not None and inst is not None and inst.cls_name != "ModuleDict":
+            # `list(cnn)` of a Sequential or ModuleList of known layers: those layers, in order.
+            layers = tuple(Val(Grad.NONE, Ty.MODULE, module=m) for _, m in kids)
+            return Val(Grad.NONE, Ty.LIST if name == "list" else Ty.TUPLE, elts=layers)
         if name in ("list", "tuple") and args:
             return Val(
                 Grad.UNKNOWN,
@@ -2969,9 +2979,12 @@ class Evaluator:
             elif val.elts is not None and val.ty in (Ty.DICT, Ty.LIST) and any(e is old for e in val.elts):
                 st.env[key] = val.with_(elts=tuple(new if e is old else e for e in val.elts))
 
-    def inplace(self, target: ast.expr, cur: Val, node: ast.AST, operand: Val | None = None) -> None:
+    def inplace(
+        self, target: ast.expr, cur: Val, node: ast.AST, operand: Val | None = None, fixable: bool = True
+    ) -> None:
         """An in-place change of the tensor ``target`` (statement or call ``node``); ``operand`` is
-        the value it is combined with (`h /= h.norm()`: the norm saved h before the change)."""
+        the value it is combined with (`h /= h.norm()`: the norm saved h before the change).
+        Not ``fixable``: no statement of the file is the change to rewrite (a layer's own)."""
         st = self.st
         if st is None:
             return
@@ -2988,7 +3001,7 @@ class Evaluator:
             return
         if self.loops:
             self.loops[-1].changed_inplace = True
-        stmt = self.stmt_stack[-1] if self.stmt_stack else None
+        stmt = self.stmt_stack[-1] if self.stmt_stack and fixable else None
         element = isinstance(target, ast.Subscript) and self.peek(target.value).ty in (Ty.LIST, Ty.DICT)
         dirt = Dirt(node, "data" if cur.via_data else "inplace", target, stmt=stmt, element=element)
         objs = [cur.obj]
@@ -3752,8 +3765,14 @@ class Evaluator:
         """A Sequential of this file's modules: each child's forward runs, in order, on the output
         of the one before."""
         out = x
-        for child in inst.seq_children:
-            out = self.module_call(child, node, [out], {})
+        for k, child in enumerate(inst.seq_children):
+            # After the first, a layer's input is the one before's output, which no expression of
+            # the file names (an in-place activation changes that, not the model's input).
+            self.unnamed_input = child if k else None
+            try:
+                out = self.module_call(child, node, [out], {})
+            finally:
+                self.unnamed_input = None
         return out
 
     def _module_call(self, inst: ModuleInst, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
@@ -3785,7 +3804,11 @@ class Evaluator:
                 "Unflatten",
                 "Identity",
             ) and not inst.cls_name.startswith("Dropout")
-            if inst.kwargs.get("inplace") is True and node.args:
+            layer = inst.origin if self.unnamed_input is inst else None
+            if inst.kwargs.get("inplace") is True and isinstance(layer, ast.Call):
+                # Told at the layer: `nn.ReLU(True)` changes what the layer before it returned.
+                self.inplace(layer, x, layer, fixable=False)
+            elif inst.kwargs.get("inplace") is True and node.args:
                 self.inplace(node.args[0], x, node)
             return self.op_result(
                 node,

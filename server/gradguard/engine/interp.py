@@ -28,6 +28,7 @@ from .classes import (
 from .evaluate import (
     MAX_EXACT_ELEMENTS,
     MAX_INLINES,
+    MAX_LAYER_SEQUENCE,
     UNIT_INLINES,
     Batches,
     Evaluator,
@@ -1693,13 +1694,13 @@ class Interpreter(Evaluator):
         if it.ty in (Ty.LIST, Ty.TUPLE) and it.elts and all(e.ty is Ty.MODULE and e.module for e in it.elts):
             # A slice or list of layers (`self.layers[:-1]`): one iteration per layer, as for the
             # container itself. One layer is followed too: the loop binds exactly it.
-            if len(it.elts) <= MAX_EXACT_ELEMENTS:
+            if len(it.elts) <= MAX_LAYER_SEQUENCE:
                 return it.elts
             return None
         children = it.module.seq_children if it.module is not None and it.ty is Ty.MODULE else None
         if (
             not children
-            or not 2 <= len(children) <= MAX_EXACT_ELEMENTS
+            or not 2 <= len(children) <= MAX_LAYER_SEQUENCE
             or all(c is children[0] for c in children)
         ):
             return None

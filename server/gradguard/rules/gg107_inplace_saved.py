@@ -7,8 +7,10 @@ tensor that an earlier operation saved for its backward (the output of
 `sigmoid`, `tanh`, `relu`, `exp`; either input of `*` or `@`), when a backward
 through that operation follows. Also finds `nn.ReLU(inplace=True)` placed right
 after `nn.Sigmoid()` or `nn.Tanh()` in an `nn.Sequential`, which overwrites the
-activation's saved output. The squiggle is on the in-place statement (or the
-`ReLU(inplace=True)` call). Also finds an in-place change of one of the views
+activation's saved output, and an in-place layer (`nn.ReLU(True)`) of a model
+built from the program's own modules that changes what the layer before it
+returned after something saved it (a style loss's Gram matrix). The squiggle is
+on the in-place statement (or the in-place layer's constructor). Also finds an in-place change of one of the views
 that `chunk`, `split` or `unbind` returned from a tensor that requires grad
 (`mean, log_std = out.chunk(2, -1); log_std.clamp_(-20, 2)`), which autograd
 refuses on the spot.
@@ -117,6 +119,12 @@ RULE = Rule(
             "`{op}` changes `{name}` in place, but the operation that made `{name}` on line "
             "{saved_line} saved it for the backward on line {backward_line}, so that backward raises; "
             "use the out-of-place operation"
+        ),
+        # An in-place layer of a Sequential of the program's modules: its input has no name.
+        "layer": (
+            "`{op}` changes its input in place (the output of the layer before it in the model), "
+            "but `{saved_by}` on line {saved_line} saved that tensor for the backward on line "
+            "{backward_line}, so that backward raises; make this layer out of place"
         ),
         "sequential": (
             "`{layer}(inplace=True)` right after `{act}` overwrites the output that `{act}` saved for "
@@ -430,6 +438,8 @@ def report_changed_saved(ctx: Context, seen: SavedTensorChanged, code: str) -> N
         ctx.backward_related(seen.run, outcome, "reused"),
     ]
     variant = "made-it" if fields["saved_by"] == fields["name"] else None
+    if seen.target is op and isinstance(op, ast.Call):
+        variant = "layer"  # an in-place layer of a Sequential, on what the layer before returned
     ctx.add(code, seen.stmt if seen.stmt is not None else op, fields, related, fixes, variant=variant)
 
 
