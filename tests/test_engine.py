@@ -1508,6 +1508,39 @@ def test_a_dict_of_running_sums_made_again_each_iteration_accumulates(
     assert _codes_at(source) == ([("GG301", 14)] if kept else [])
 
 
+@pytest.mark.parametrize(
+    ("update", "after", "leak"),
+    [
+        ("h = 0.99 * h + loss", "", True),
+        ("h = h * 0.5 - loss", "", True),
+        ("h = 0.99 * h + loss.item()", "", False),
+        ("h = 0.99 * h + loss", "h.backward()\n", False),
+    ],
+)
+def test_a_decayed_running_sum_keeps_every_graph(update: str, after: str, leak: bool) -> None:
+    """`h = 0.99 * h + loss` (an influence estimate, a moving average) holds every iteration's graph
+    as `h = h + loss` does (torch 2.13: `h.grad_fn` is set after the loop): a leak when nothing
+    backpropagates it (GG301). Of numbers, or backpropagated once after the loop, it is not."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        model = nn.Linear(4, 3)
+        x, t = torch.randn(8, 4), torch.randint(0, 3, (8,))
+        h = 0
+        for i in range(5):
+            loss = F.cross_entropy(model(x), t)
+            {update}
+        {after}"""
+    ).replace("{update}", update).replace("{after}", after)
+    effect = "getattr(h, 'grad_fn', None) is not None"
+    (result,) = run_snippets([Snippet(source, (effect,))])
+    assert result.error is None and result.effects == {effect: ".item()" not in update}
+    assert _codes_at(source) == ([("GG301", 10)] if leak else [])
+
+
 def test_a_list_comprehension_over_an_accumulated_list_hands_it_on_when_returned() -> None:
     # A beam-search decoder keeps each step's output, then backtracks over them in reverse and
     # returns what it built: nothing outlives the call.

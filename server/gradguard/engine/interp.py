@@ -2204,14 +2204,11 @@ class Interpreter(Evaluator):
     def check_accumulate_rebind(self, stmt: ast.Assign, name: str, value: ast.expr) -> None:
         # `total = total + loss` is the same accumulation as `total += loss`; so is a dict of
         # running sums made again with every key's sum grown (`{k: totals[k] + x for k in totals}`).
-        added = (
-            value.right
-            if isinstance(value, ast.BinOp)
-            and isinstance(value.op, ast.Add)
-            and isinstance(value.left, ast.Name)
-            and value.left.id == name
-            else _dict_sum_added(value, name)
-        )
+        # A decayed or subtracted one too (`h = 0.99 * h + loss`, `h = h - g`): each iteration's
+        # value still holds all the earlier ones' graphs.
+        added = self.running_sum_added(value, name) if isinstance(value, ast.BinOp) else None
+        if added is None:
+            added = _dict_sum_added(value, name)
         if added is None or self.local_loop() is None:
             return
         frame = self.loops[-1]
@@ -2227,6 +2224,26 @@ class Interpreter(Evaluator):
             key = ("acc", id(stmt))
             self.rep.accumulate(stmt, name, added, other, key, self.dead_graph(other))
             self.mark_acc(name, key, stmt)
+
+    def running_sum_added(self, value: ast.BinOp, name: str) -> ast.expr | None:
+        """What `name = name + x` (or `x + name`, `name - x`, with `name` maybe scaled by a number:
+        `0.99 * name + x`) adds to the running value: `x`."""
+
+        def is_running(e: ast.expr) -> bool:
+            if isinstance(e, ast.Name):
+                return e.id == name
+            if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mult):
+                for own, scale in ((e.left, e.right), (e.right, e.left)):
+                    if isinstance(own, ast.Name) and own.id == name:
+                        known = constant(scale) if isinstance(scale, ast.Constant) else self.peek(scale)
+                        return known.ty is Ty.NUMBER
+            return False
+
+        if isinstance(value.op, (ast.Add, ast.Sub)) and is_running(value.left):
+            return value.right
+        if isinstance(value.op, ast.Add) and is_running(value.right):
+            return value.left
+        return None
 
     def mark_acc(self, name: str, key: object, stmt: ast.stmt) -> None:
         st = self.st
