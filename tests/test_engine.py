@@ -5047,6 +5047,32 @@ def test_an_inplace_layer_of_a_rebuilt_model_is_told_at_the_layer(relu: str) -> 
         assert "img" not in findings[0].message
 
 
+@pytest.mark.parametrize(("made", "changed"), [("range(2)", 0), ("range(2)", 1), ("range(n)", 0)])
+def test_tensors_made_one_per_element_of_a_comprehension_are_distinct(made: str, changed: int) -> None:
+    """`[torch.zeros(3) for _ in range(2)]` holds two tensors: changing `bufs[0]` in place leaves
+    `bufs[1]`, which the product saved, as it was (torch 2.13 runs clean), while changing `bufs[1]`
+    makes the backward raise (GG107). With a count not known, which element is which is not
+    known either: nothing is claimed."""
+    source = textwrap.dedent(
+        """\
+        import sys
+        import torch
+
+        n = len(sys.argv) + 1
+        w = torch.randn(3, requires_grad=True)
+        bufs = [torch.zeros(3) for _ in {made}]
+        y = (w * bufs[1]).sum()
+        bufs[{changed}].add_(1)
+        y.backward()
+        """
+    ).replace("{made}", made).replace("{changed}", str(changed))
+    trained = "w.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, "RuntimeError: one of the variables needed" if changed else None)
+    claimed = changed == 1 and made == "range(2)"
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG107", 8)] if claimed else [])
+
+
 @pytest.mark.parametrize("frozen", ["model", "model[0]"])
 def test_a_frozen_sequential_gives_what_its_own_modules_return(frozen: str) -> None:
     """A frozen `nn.Sequential` ending in a head of the program that returns a tuple (a detection

@@ -73,6 +73,14 @@ UNIT_INLINES = 100
 
 # A loop or comprehension over a known sequence is followed element by element up to this length.
 MAX_EXACT_ELEMENTS = 8
+# Torch functions that make a new tensor each call.
+_TENSOR_FACTORIES = frozenset(
+    "torch." + n
+    for n in (
+        "zeros", "ones", "empty", "full", "rand", "randn", "randint", "tensor", "arange", "eye",
+        "zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like",
+    )
+)
 # Strings made by the program (`"conv_" + str(i)`) are known up to this length.
 _MAX_KNOWN_STR = 256
 # A loop over a container's layers (a feature extractor rebuilt layer by layer, VGG-19's 37) is
@@ -1084,7 +1092,14 @@ class Evaluator:
                 and len(counted.args) == 1
                 and isinstance(node.elt, ast.Constant)
             )
-            length = self.range_length(counted) if one_bound else None
+            # Or fresh tensors (`[torch.zeros(shape) for _ in range(4)]`, a state cache): each its
+            # own tensor, changed in place on its own.
+            fresh = (
+                isinstance(counted, ast.Call)
+                and isinstance(node.elt, ast.Call)
+                and (self.qual_of(node.elt.func) or "") in _TENSOR_FACTORIES
+            )
+            length = self.range_length(counted) if one_bound or fresh else None
             if length is not None and 1 <= length <= MAX_EXACT_ELEMENTS:
                 exact = tuple(Val(Grad.NONE, Ty.NUMBER, lit=(k,)) for k in range(length))
             gen = node.generators[0]
@@ -1163,9 +1178,10 @@ class Evaluator:
                 for cond in gen.ifs:
                     self.expr(cond)
             value = self._comp_value(node)
-            if value.grad is Grad.LEAF and value.obj is not None and gen_binds_fresh(node):
+            if value.is_tensor and value.obj is not None and gen_binds_fresh(node):
                 # `[torch.randn(2, 4, requires_grad=True) for _ in range(n)]`: a tensor of its own
-                # per element, not one tensor (what one's `.grad` holds says nothing of another's).
+                # per element, not one tensor (what one's `.grad` holds says nothing of another's,
+                # and an in-place change of one leaves the others as they were).
                 value = value.with_(obj=None)
             out = self._comp_out(node, value)
             if out.ty is not Ty.LIST:
