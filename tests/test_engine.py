@@ -5073,6 +5073,55 @@ def test_tensors_made_one_per_element_of_a_comprehension_are_distinct(made: str,
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG107", 8)] if claimed else [])
 
 
+@pytest.mark.parametrize(("custom", "line"), [("[dict(cumulative_iters=2)]", 12), ("[]", None)])
+def test_a_loop_over_one_element_runs_once_on_it(custom: str, line: int | None) -> None:
+    """A runner registering its custom hooks through a helper (`for cfg in custom_hooks:
+    self.register_hook(...)`) over a list of one config: the loop runs once, so the hook list
+    holds exactly the optimizer hook and the cumulative one, and the second backward of the same
+    loss raises (torch 2.13; GG101). With no custom hook, one backward per loss: clean."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        class OptimizerHook:
+            def after_train_iter(self, runner):
+                runner.optimizer.zero_grad()
+                runner.loss.backward()
+                runner.optimizer.step()
+
+        class CumulativeHook:
+            def after_train_iter(self, runner):
+                (runner.loss / 2).backward()
+
+        class Runner:
+            def __init__(self, model, custom_hooks):
+                self.model = model
+                self.optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+                self.hooks = [OptimizerHook()]
+                for cfg in custom_hooks:
+                    self.register_hook(CumulativeHook())
+
+            def register_hook(self, hook):
+                self.hooks.append(hook)
+
+            def train(self, batches):
+                for x in batches:
+                    self.loss = self.model(x).pow(2).mean()
+                    for hook in self.hooks:
+                        hook.after_train_iter(self)
+
+        model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+        Runner(model, {custom}).train([torch.randn(6, 8) for _ in range(2)])
+        """
+    ).replace("{custom}", custom)
+    trained = "model[0].weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    twice = "RuntimeError: Trying to backward through the graph a second time"
+    _ran_as_claimed(result, trained, twice if line else None)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG101", line)] if line else [])
+
+
 @pytest.mark.parametrize("frozen", ["model", "model[0]"])
 def test_a_frozen_sequential_gives_what_its_own_modules_return(frozen: str) -> None:
     """A frozen `nn.Sequential` ending in a head of the program that returns a tuple (a detection

@@ -1229,7 +1229,8 @@ class Interpreter(Evaluator):
             every = self.loop_fact(node, _indexes_by_target) or self.loop_fact(node, _changes_bound_in_place)
             self.each_element(node, exact, elem, every=every)
             return
-        if exact is not None and self.each_in_turn(node, exact):
+        if exact is not None and (len(exact) == 1 or self.each_in_turn(node, exact)):
+            # One element (a config list of one hook): the loop runs once, on exactly it.
             self.each_element(node, exact, elem, every=True)
             return
         trips_known = self.range_length(node.iter)
@@ -1737,7 +1738,7 @@ class Interpreter(Evaluator):
         # Over a known sequence every element gets its iteration; else at most two iterations.
         frame.exact = exact and (second or every)
         iterations = max_iterations if frame.exact else min(max_iterations, 2 if second else 1)
-        if trips is not None and trips <= 1:
+        if (trips is not None and trips <= 1) or (frame.exact and max_iterations == 1):
             # Over one hook, one batch: no second iteration meets what the first freed; a backward
             # after the loop does (see Reporter.reuse).
             iterations = 1
