@@ -1,7 +1,10 @@
 """## What it does
 Finds a loss (or any tensor with a graph) accumulated across loop iterations
-for bookkeeping: `total += loss`, `total = total + loss`,
-`losses.append(loss)`, where the accumulator is never backpropagated.
+for bookkeeping: `total += loss`, `total = total + loss`, a decayed or
+subtracted running value (`avg = 0.99 * avg + loss`, `h = h - g`), a dict of
+running sums made again each iteration (`{k: totals[k] + losses[k] for k in
+totals}`), `losses.append(loss)`, where the accumulator is never
+backpropagated.
 
 ## Why is this bad
 The sum is itself part of the graph, so it keeps every iteration's graph
