@@ -5122,6 +5122,54 @@ def test_a_loop_over_one_element_runs_once_on_it(custom: str, line: int | None) 
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG101", line)] if line else [])
 
 
+@pytest.mark.parametrize("decorator", ["@torch.enable_grad()", "@torch.enable_grad", ""])
+def test_a_function_decorated_with_enable_grad_records_under_no_grad(decorator: str) -> None:
+    """An energy-gradient helper decorated with `@torch.enable_grad()` (with or without the call)
+    records its graph even when its caller runs under `torch.no_grad()`: its `autograd.grad` works
+    (torch 2.13 runs clean). Undecorated, the energy has no graph there and the call raises
+    (GG106)."""
+    source = textwrap.dedent(
+        """\
+        import torch
+
+        w = torch.randn(3, requires_grad=True)
+        {decorator}
+        def energy_grad(x):
+            e = (w * x).sum()
+            (g,) = torch.autograd.grad(e, w)
+            return g
+
+        with torch.no_grad():
+            g = energy_grad(torch.ones(3))
+        """
+    ).replace("{decorator}", decorator)
+    found = "g is not None"
+    (result,) = run_snippets([Snippet(source, (found,))])
+    _ran_as_claimed(result, found, None if decorator else _NO_GRAD_FN)
+    assert [f.code for f in analyze(source)] == ([] if decorator else ["GG106"])
+
+
+@pytest.mark.parametrize("call", ["loss.numpy(force=True)", "loss.numpy()"])
+def test_numpy_with_force_detaches_by_itself(call: str) -> None:
+    """`t.numpy(force=True)` detaches and copies by itself, so torch 2.13 runs it on a tensor that
+    requires grad; `t.numpy()` raises (GG110)."""
+    source = textwrap.dedent(
+        """\
+        import torch
+
+        w = torch.randn(3, requires_grad=True)
+        loss = (w * 2).sum()
+        value = {call}
+        """
+    ).replace("{call}", call)
+    found = "value is not None"
+    (result,) = run_snippets([Snippet(source, (found,))])
+    raises = "force" not in call
+    refused = "RuntimeError: Can't call numpy() on Tensor that requires grad"
+    _ran_as_claimed(result, found, refused if raises else None)
+    assert [f.code for f in analyze(source)] == (["GG110"] if raises else [])
+
+
 @pytest.mark.parametrize("frozen", ["model", "model[0]"])
 def test_a_frozen_sequential_gives_what_its_own_modules_return(frozen: str) -> None:
     """A frozen `nn.Sequential` ending in a head of the program that returns a tuple (a detection

@@ -2701,7 +2701,9 @@ class Evaluator:
         if name == "type" and (args or kwargs):
             name = "to"  # `x.type(torch.float32)` casts; `x.type()` names the type
         if name == "numpy":
-            if recv.requires_grad and first_arg is not None:
+            # `t.numpy(force=True)` detaches (and copies to the CPU) by itself: it never raises.
+            forced = bool(node.args) or any(k.arg == "force" for k in node.keywords)
+            if recv.requires_grad and first_arg is not None and not forced:
                 self.rep.publish(obs.NumpyOnGrad(node, first_arg, array_call=False))
                 # The call raises, and the analysis goes on past it (its fix changes no graph), but
                 # what the array becomes downstream (a loss computed from it) is not known: a loss
@@ -4010,6 +4012,14 @@ class Evaluator:
                 return GradMode.OFF
         return GradMode.ON
 
+    def decorated_enables(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """Is ``func`` decorated with `@torch.enable_grad()` (or `@torch.enable_grad`)?"""
+        for dec in func.decorator_list:
+            target = dec.func if isinstance(dec, ast.Call) else dec
+            if self.qual_of(target) in api.ENABLE_GRAD_CMS:
+                return True
+        return False
+
     def call_local(self, fval: Val, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
         info = fval.info
         if info is not None and hasattr(info, "is_module"):  # a class defined in this file
@@ -4200,6 +4210,8 @@ class Evaluator:
         mode = self.decorated_mode(func)
         if mode is not GradMode.ON:
             st.mode = mode
+        elif self.decorated_enables(func):
+            st.mode = GradMode.ON  # `@torch.enable_grad()` records even when called under no_grad
         frame = Frame(func, self_inst=self_inst or (args[0].module if args and params else None))
         frame.globals = self.module_globals(func)
         if node is not None and self.stmt_stack and not spread and expanded is None:
