@@ -5170,6 +5170,77 @@ def test_numpy_with_force_detaches_by_itself(call: str) -> None:
     assert [f.code for f in analyze(source)] == (["GG110"] if raises else [])
 
 
+@pytest.mark.parametrize(
+    ("made", "freeze", "raises"),
+    [
+        ("nn.ModuleList([nn.Linear(4, 4) for _ in range(6)])", "layers[0].requires_grad_(False)", False),
+        ("[nn.Linear(4, 4) for _ in range(3)]", "layers[0].requires_grad_(False)", False),
+        (
+            "nn.Sequential(*[nn.Linear(4, 4) for _ in range(3)])",
+            "for p in layers[1].parameters():\n    p.requires_grad = False",
+            False,
+        ),
+        ("nn.ModuleList([nn.Linear(4, 4) for _ in range(6)])", "layers.requires_grad_(False)", True),
+        ("[nn.Linear(4, 4)] * 3", "layers[0].requires_grad_(False)", True),  # one module, three times
+    ],
+)
+def test_freezing_one_of_several_alike_modules_leaves_the_others(
+    made: str, freeze: str, raises: bool
+) -> None:
+    """Layers made by a comprehension are distinct modules: freezing `layers[0]` leaves the others
+    training, so the stack's output still has a graph (torch 2.13 runs clean; a false GG106
+    before). Freezing the container freezes them all, and `[layer] * 3` is one module three times:
+    the backward raises (GG106)."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        layers = {made}
+        {freeze}
+        x = torch.randn(2, 4)
+        for layer in layers:
+            x = layer(x)
+        x.sum().backward()
+        """
+    ).replace("{made}", made).replace("{freeze}", freeze)
+    trained = "any(p.grad is not None for m in layers for p in m.parameters())"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, _NO_GRAD_FN if raises else None)
+    assert [f.code for f in analyze(source)] == (["GG106"] if raises else [])
+
+
+@pytest.mark.parametrize(
+    ("accumulate", "kept"),
+    [
+        ("with torch.no_grad():\n        total = total + loss", False),
+        ("with torch.no_grad():\n        total += loss", False),
+        ("with torch.set_grad_enabled(False):\n        total = total + loss", False),
+        ("total = total + loss", True),
+    ],
+)
+def test_a_sum_made_under_no_grad_keeps_no_graph(accumulate: str, kept: bool) -> None:
+    """`total = total + loss` under `torch.no_grad()` records nothing: the sum has no graph (torch
+    2.13: `total.grad_fn` is None), so nothing is kept alive (a false GG301 before). With grad on,
+    every iteration's graph stays (GG301)."""
+    source = textwrap.dedent(
+        """\
+        import torch
+
+        w = torch.randn(3, requires_grad=True)
+        total = 0.0
+        for step in range(3):
+            loss = (w * step).sum()
+            loss.backward()
+            {accumulate}
+        """
+    ).replace("{accumulate}", accumulate)
+    effect = "total.grad_fn is not None"
+    (result,) = run_snippets([Snippet(source, (effect,))])
+    assert result.error is None and result.effects == {effect: kept}
+    assert [f.code for f in analyze(source)] == (["GG301"] if kept else [])
+
+
 @pytest.mark.parametrize("frozen", ["model", "model[0]"])
 def test_a_frozen_sequential_gives_what_its_own_modules_return(frozen: str) -> None:
     """A frozen `nn.Sequential` ending in a head of the program that returns a tuple (a detection

@@ -1178,6 +1178,8 @@ class Evaluator:
                 for cond in gen.ifs:
                     self.expr(cond)
             value = self._comp_value(node)
+            if value.ty is Ty.MODULE and value.module is not None and gen_binds_fresh(node):
+                value.module.many = True  # `[nn.Linear(4, 4) for _ in range(6)]`: six of them
             if value.is_tensor and value.obj is not None and gen_binds_fresh(node):
                 # `[torch.randn(2, 4, requires_grad=True) for _ in range(n)]`: a tensor of its own
                 # per element, not one tensor (what one's `.grad` holds says nothing of another's,
@@ -2035,6 +2037,8 @@ class Evaluator:
             if spread is None and alike is not None and alike.elts is None and alike.ty is Ty.LIST:
                 item = alike.item
                 spread = [item] if item is not None and item.module is not None else None
+                if spread is not None and item is not None and item.module is not None:
+                    item.module.many = True
             if name == "Sequential" and spread is not None and all(a.module is not None for a in spread):
                 inst.seq_children = [a.module for a in spread if a.module is not None]
                 inst.has_params = any(c.has_params for c in inst.seq_children)
@@ -2068,6 +2072,8 @@ class Evaluator:
                 if mods and (listed is None or len(mods) == len(listed)):
                     inst.seq_children = mods
                     inst.alike = listed is None
+                    if listed is None:
+                        mods[0].many = True
                     inst.has_params = any(c.has_params for c in mods)
             else:
                 inst.kind = "opaque"
@@ -2473,12 +2479,11 @@ class Evaluator:
             # Exact in this iteration too: a loop that is not followed over each of its
             # iterations summarises its lists when it ends (Interpreter.loop).
             new = lst.with_(elts=(value, *lst.elts) if front else (*lst.elts, value), item=None)
-        elif lst.elts is not None:
-            item = elements(lst)
-            new = lst.with_(elts=None, item=value if item is EMPTY else join(item, value) if item else None)
         else:
             item = elements(lst)
             new = lst.with_(elts=None, item=value if item is EMPTY else join(item, value) if item else None)
+        if new.elts is None and value.ty is Ty.MODULE and value.module is not None and self.loops:
+            value.module.many = True  # appended in a loop not followed iteration by iteration
         if carries_graph(value) and self.loops:
             frame = self.loops[-1]
             stmt = self.stmt_stack[-1] if self.stmt_stack else None
@@ -3508,11 +3513,15 @@ class Evaluator:
         for key in frozen:
             env[key] = UNKNOWN
 
-    def set_requires_grad(self, inst: ModuleInst, flag: bool | None) -> None:
+    def set_requires_grad(self, inst: ModuleInst, flag: bool | None, whole: bool = False) -> None:
         """``requires_grad`` set on (one of) a module's parameters: frozen unless set to True.
 
         Kept in the state (a cell per module), so it is flow-sensitive: a D frozen for the G step
-        and unfrozen for its own step, a freeze under an unknown condition is unknown after it."""
+        and unfrozen for its own step, a freeze under an unknown condition is unknown after it.
+        A module that stands for several (``many``) set on its own (`blocks[0].requires_grad_(False)`,
+        not through its container: ``whole``) leaves the others as they were: unknown."""
+        if inst.many and not whole:
+            flag = None
         inst.frozen = flag is not True
         if self.st is not None:
             env = self.st.env
@@ -3523,7 +3532,7 @@ class Evaluator:
                 for cell in [k for k in env if k.startswith(key + ":")]:
                     del env[cell]
         for child in list(inst.children.values()) + inst.seq_children:
-            self.set_requires_grad(child, flag)
+            self.set_requires_grad(child, flag, whole=True)
 
     def flag_cell(self, flag: bool | None) -> Val:
         """A module's (or parameter's) `requires_grad` cell; a freeze keeps the statement that made

@@ -2135,8 +2135,8 @@ class Interpreter(Evaluator):
 
     def check_accumulate(self, stmt: ast.stmt, name: str, value_node: ast.expr, value: Val, cur: Val) -> None:
         frame = self.local_loop()
-        if value.grad is not Grad.GRAPH or frame is None:
-            return
+        if value.grad is not Grad.GRAPH or frame is None or self.mode() is not GradMode.ON:
+            return  # a sum made under no_grad records no graph (it keeps none of the value's)
         if name not in frame.starts.get(1, {}) or name in self.rebound_in(frame.node):
             return
         if self.feeds(frame.node, name, stmt):
@@ -2210,7 +2210,7 @@ class Interpreter(Evaluator):
         added = self.running_sum_added(value, name) if isinstance(value, ast.BinOp) else None
         if added is None:
             added = _dict_sum_added(value, name)
-        if added is None or self.local_loop() is None:
+        if added is None or self.local_loop() is None or self.mode() is not GradMode.ON:
             return
         frame = self.loops[-1]
         if name not in frame.starts.get(1, {}) or self.feeds(frame.node, name, stmt):

@@ -140,6 +140,7 @@ class ModuleInst:
         "key",
         "origin",
         "alike",
+        "many",
     )
 
     def __init__(self, cls_name: str, has_params: bool, user_class: Any = None, kind: str = "layer") -> None:
@@ -163,6 +164,9 @@ class ModuleInst:
         # Its one entry of seq_children stands for a number not known of alike layers (a ModuleList
         # of a comprehension or generator), so any index gives that layer.
         self.alike = False
+        # It stands for several modules made alike (one per element of a comprehension or of a loop
+        # not followed iteration by iteration): what is done to one of them is not done to all.
+        self.many = False
 
     def mark_trained(self) -> None:
         """Its parameters go to an optimizer: so do those of every sub-module."""
