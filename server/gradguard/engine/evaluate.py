@@ -3792,10 +3792,12 @@ class Evaluator:
         """A Sequential of this file's modules: each child's forward runs, in order, on the output
         of the one before."""
         out = x
+        # This Sequential's own input is unnamed when it is itself a later layer of another.
+        unnamed = self.unnamed_input is inst
         for k, child in enumerate(inst.seq_children):
             # After the first, a layer's input is the one before's output, which no expression of
             # the file names (an in-place activation changes that, not the model's input).
-            self.unnamed_input = child if k else None
+            self.unnamed_input = child if k or unnamed else None
             try:
                 out = self.module_call(child, node, [out], {})
             finally:
