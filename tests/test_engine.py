@@ -5241,6 +5241,43 @@ def test_a_sum_made_under_no_grad_keeps_no_graph(accumulate: str, kept: bool) ->
     assert [f.code for f in analyze(source)] == (["GG301"] if kept else [])
 
 
+@pytest.mark.parametrize(
+    ("stored", "replayed", "raises"),
+    [("log_prob", "lp", True), ("state", "torch.log_softmax(net(lp), 1)[0, 0]", False)],
+)
+def test_a_replay_that_sums_every_stored_entry_meets_their_graphs(
+    stored: str, replayed: str, raises: bool
+) -> None:
+    """A replay list filled in the loop that backpropagates the sum of all its entries (A2C with
+    stored log-probs): the second iteration's sum holds the first entry, whose graph the first
+    backward freed, so it raises (torch 2.13; GG104 on the list carried across iterations).
+    Stored states, their log-probs computed again at each replay: clean."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        net = nn.Linear(4, 2)
+        memory = []
+        for step in range(4):
+            state = torch.randn(1, 4)
+            log_prob = torch.log_softmax(net(state), 1)[0, 0]
+            memory.append({stored})
+            loss = 0
+            for lp in memory:
+                loss = loss + -{replayed}
+            loss.backward()
+        """
+    ).replace("{stored}", stored).replace("{replayed}", replayed)
+    trained = "net.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    twice = "RuntimeError: Trying to backward through the graph a second time"
+    _ran_as_claimed(result, trained, twice if raises else None)
+    codes = [f.code for f in analyze(source)]
+    # Stored with their graphs, the entries also keep every iteration's graph alive (GG301).
+    assert codes == (["GG104", "GG301"] if raises else [])
+
+
 @pytest.mark.parametrize("frozen", ["model", "model[0]"])
 def test_a_frozen_sequential_gives_what_its_own_modules_return(frozen: str) -> None:
     """A frozen `nn.Sequential` ending in a head of the program that returns a tuple (a detection

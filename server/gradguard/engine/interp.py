@@ -1226,7 +1226,11 @@ class Interpreter(Evaluator):
             # Over a known sequence (a dict's items, a tuple of losses): iteration k binds element k,
             # so distinct losses are backpropagated one after the other as the program does, and
             # `sums[idx] += v` adds each to its own slot.
-            every = self.loop_fact(node, _indexes_by_target) or self.loop_fact(node, _changes_bound_in_place)
+            every = (
+                self.loop_fact(node, _indexes_by_target)
+                or self.loop_fact(node, _changes_bound_in_place)
+                or self.loop_fact(node, _folds_bound)
+            )
             self.each_element(node, exact, elem, every=every)
             return
         if exact is not None and (len(exact) == 1 or self.each_in_turn(node, exact)):
@@ -2663,6 +2667,25 @@ def _indexes_by_target(loop: ast.For | ast.AsyncFor) -> bool:
             ):
                 return True
     return False
+
+
+def _folds_bound(loop: ast.For | ast.AsyncFor) -> bool:
+    """Does the loop body fold what a name the loop binds holds into a running value (`for lp in
+    memory: loss = loss + -lp`, `total += lp`)? The sum then holds every element's graph."""
+    bound = set(_target_names(loop.target))
+    for node in ast.walk(ast.Module(body=loop.body, type_ignores=[])):
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            if _reads_any(node.value, bound):
+                return True
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and _reads(node.value, target) and _reads_any(node.value, bound):
+                return True
+    return False
+
+
+def _reads_any(expr: ast.expr, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(expr))
 
 
 def _changes_bound_in_place(loop: ast.For | ast.AsyncFor) -> bool:

@@ -2010,6 +2010,8 @@ def _read_before_write(loop: ast.AST, name: str) -> bool:
                 head = [getattr(stmt, "test", None), getattr(stmt, "iter", None)]
                 if any(h is not None and loads(h) for h in head):
                     return True
+                if isinstance(stmt, ast.For) and stores(stmt.target):
+                    continue  # its body reads what the loop binds it to (`for lp in memory:`)
                 inner = block(getattr(stmt, "body", []))
                 if inner is True or (inner is False and not isinstance(stmt, ast.If)):
                     return inner
