@@ -5278,6 +5278,144 @@ def test_a_replay_that_sums_every_stored_entry_meets_their_graphs(
     assert codes == (["GG104", "GG301"] if raises else [])
 
 
+@pytest.mark.parametrize(
+    ("clear", "flagged"),
+    [
+        ("for o in (opt_a, opt_b):\n        o.zero_grad()", False),
+        ("for o in [opt_b, opt_a]:\n        o.zero_grad()", False),
+        ("for o in (opt_a,):\n        o.zero_grad()", True),  # opt_b is never cleared
+    ],
+)
+def test_optimizers_cleared_in_a_loop_over_them(clear: str, flagged: bool) -> None:
+    """`for o in (opt_a, opt_b): o.zero_grad()` clears both optimizers' gradients each iteration
+    (torch 2.13: each `.grad` equals that iteration's own gradient; a false GG201 before). A loop
+    over `opt_a` alone leaves `opt_b`'s to add up (GG201)."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        a = nn.Linear(3, 3)
+        b = nn.Linear(3, 1)
+        opt_a = torch.optim.SGD(a.parameters(), lr=0.0)  # steps that keep the weights: the
+        opt_b = torch.optim.SGD(b.parameters(), lr=0.0)  # last gradient can be compared after
+        for i in range(3):
+            x = torch.randn(2, 3)
+            {clear}
+            loss = b(a(x)).sum()
+            loss.backward()
+            opt_a.step()
+            opt_b.step()
+        own = torch.autograd.grad(b(a(x)).sum(), b.weight)[0]
+        """
+    ).replace("{clear}", clear)
+    effect = "torch.allclose(b.weight.grad, own, atol=1e-3)"
+    (result,) = run_snippets([Snippet(source, (effect,))])
+    assert result.error is None and result.effects == {effect: not flagged}
+    assert [f.code for f in analyze(source)] == (["GG201"] if flagged else [])
+
+
+@pytest.mark.parametrize(
+    ("made", "flagged"),
+    [
+        ("model = nn.Linear(4, 1)\n    opt = torch.optim.SGD(model.parameters(), lr=lr)", False),
+        ("opt = torch.optim.SGD(model.parameters(), lr=lr)", True),  # one model for every trial
+    ],
+)
+def test_a_model_made_anew_each_iteration_starts_without_gradients(made: str, flagged: bool) -> None:
+    """A learning-rate sweep that makes a model and its optimizer in each trial: the new model's
+    `.grad` is empty before its one backward (torch 2.13: it equals that loss's own gradient; a
+    false GG201 before). One model made before the loop keeps adding up (GG201)."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        x = torch.randn(16, 4)
+        y = torch.randn(16, 1)
+        model = nn.Linear(4, 1)
+        for lr in [0.0, 0.0]:  # steps that keep the weights: the last gradient is compared after
+            {made}
+            nn.functional.mse_loss(model(x), y).backward()
+            opt.step()
+        own = torch.autograd.grad(nn.functional.mse_loss(model(x), y), model.weight)[0]
+        """
+    ).replace("{made}", made)
+    effect = "torch.allclose(model.weight.grad, own, atol=1e-2)"
+    (result,) = run_snippets([Snippet(source, (effect,))])
+    assert result.error is None and result.effects == {effect: not flagged}
+    assert [f.code for f in analyze(source)] == (["GG201"] if flagged else [])
+
+
+_TARGET_GRAD = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+teacher = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1))
+student = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1))
+opt = torch.optim.Adam(student.parameters(), lr=1e-3)
+x = torch.randn(32, 2, requires_grad=True)
+{body}
+opt.zero_grad()
+loss.backward()
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "flagged"),
+    [
+        # A frozen teacher's input gradient as the target (Jacobian distillation).
+        (
+            "t_grad = torch.autograd.grad(teacher(x).sum(), x)[0]\n"
+            "s_grad = torch.autograd.grad(student(x).sum(), x, create_graph=True)[0]\n"
+            "loss = (s_grad - t_grad).pow(2).mean()",
+            False,
+        ),
+        # A direction for a perturbation of the input (virtual adversarial training).
+        (
+            "g = torch.autograd.grad(student(x).sum(), x)[0]\n"
+            "loss = student(x.detach() + 0.1 * F.normalize(g, dim=1)).pow(2).mean()",
+            False,
+        ),
+        # Per-sample weights from the input gradient's size.
+        (
+            "g = torch.autograd.grad(student(x).sum(), x, retain_graph=True)[0]\n"
+            "w = g.norm(dim=1)\n"
+            "loss = (w / w.sum() * student(x).squeeze(1)).sum()",
+            False,
+        ),
+        # The student's own derivative in a residual (a PINN): the physics term trains nothing.
+        (
+            "u = student(x)\n"
+            "du = torch.autograd.grad(u.sum(), x, retain_graph=True)[0]\n"
+            "loss = (du[:, :1] + u).pow(2).mean()",
+            True,
+        ),
+    ],
+)
+def test_a_constant_gradient_is_a_penalty_only_where_it_should_train(body: str, flagged: bool) -> None:
+    """GG202 tells a gradient taken without `create_graph=True` that enters a loss where its own
+    derivative was meant to train (a PINN's residual: torch 2.13 gives the physics term no
+    second-order path, so the student's gradient differs from the one with `create_graph=True`).
+    A teacher's gradient as a target, a direction for a perturbation, or per-sample weights are
+    constant on purpose: the loss still trains the student through its other terms (a false GG202
+    before)."""
+    source = _TARGET_GRAD.replace("{body}", body)
+    effect = "student[0].weight.grad is not None and student[0].weight.grad.norm() > 0"
+    # With `create_graph=True` the residual's derivative trains too: another gradient.
+    full = (
+        "not torch.allclose(student[0].weight.grad, torch.autograd.grad((torch.autograd.grad("
+        "student(x).sum(), x, create_graph=True)[0][:, :1] + student(x)).pow(2).mean(), "
+        "student[0].weight)[0])"
+    )
+    effects = (effect, full) if flagged else (effect,)
+    (result,) = run_snippets([Snippet(source, effects)])
+    assert result.error is None and result.effects == dict.fromkeys(effects, True)
+    assert [f.code for f in analyze(source)] == (["GG202"] if flagged else [])
+
+
 @pytest.mark.parametrize("frozen", ["model", "model[0]"])
 def test_a_frozen_sequential_gives_what_its_own_modules_return(frozen: str) -> None:
     """A frozen `nn.Sequential` ending in a head of the program that returns a tuple (a detection

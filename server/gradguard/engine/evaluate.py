@@ -767,7 +767,14 @@ class Evaluator:
                 saved.add(right.obj)
             if isinstance(op, (ast.Pow, ast.Div)) and left.requires_grad and left.obj is not None:
                 saved.add(left.obj)
-        out = self.op_result(node, (left, right), saves=saves, shape=shape, saved=frozenset(saved))
+        if saves:
+            # Scaling a loss that holds a penalty by a constant keeps the penalty a term of it
+            # (`0.5 * (loss + penalty)`); a constant times a graph (`weights * per_sample`) is a
+            # weight, not a penalty.
+            left, right = _unmark_weights(left, right), _unmark_weights(right, left)
+        out = self.op_result(
+            node, (left, right), saves=saves, shape=shape, saved=frozenset(saved), linear=True
+        )
         if shape is None and not isinstance(op, ast.MatMult) and (_plural(left) or _plural(right)):
             out = out.with_(plural=True)  # broadcasting never makes fewer elements
         return out
@@ -783,8 +790,12 @@ class Evaluator:
         module: ModuleInst | None = None,
         call_args: tuple[tuple[ast.expr, Val], ...] = (),
         ty: Ty = Ty.TENSOR,
+        linear: bool = False,
     ) -> Val:
-        """The value of a differentiable op on ``inputs`` under the current grad mode."""
+        """The value of a differentiable op on ``inputs`` under the current grad mode. A constant
+        gradient (GG202's) given to a layer with a graph (`model(x + r_adv)`: a perturbation) is
+        no longer a penalty added to the loss: it is no longer marked, unless ``linear`` (the
+        caller decided)."""
         mode = self.mode()
         taints = frozenset().union(*(v.taints for v in inputs)) if inputs else frozenset()
         if mode is GradMode.OFF:
@@ -801,6 +812,8 @@ class Evaluator:
         if saves_output:
             site.saves_own_output = True
         sites = frozenset({site}).union(*(v.sites for v in inputs))
+        if module is not None and not linear and any(t.kind == "grad-no-graph" for t in taints):
+            taints = frozenset(t for t in taints if t.kind != "grad-no-graph")
         return Val(Grad.GRAPH, ty, sites=sites, root=site, obj=site, shape=shape, taints=taints)
 
     def e_Subscript(self, node: ast.Subscript) -> Val:
@@ -3779,6 +3792,10 @@ class Evaluator:
     def module_call(self, inst: ModuleInst, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
         out = self._module_call(inst, node, args, kwargs)
         taints = frozenset().union(*(a.taints for a in args)) if args else frozenset()
+        if out.requires_grad and inst.has_params:
+            # A constant gradient given to a layer that trains (`model(x + r_adv)`: a perturbation
+            # of its input) is no penalty added to a loss.
+            taints = frozenset(t for t in taints if t.kind != "grad-no-graph")
         if taints and not taints <= out.taints and out is not UNKNOWN:
             out = out.with_(taints=out.taints | taints)  # what a module computes from its inputs
             if out.elts is not None and out.ty is Ty.TUPLE:
@@ -4380,7 +4397,9 @@ class Evaluator:
             # Gradients with respect to inputs (a penalty's `mixed`) are marked: folded into a loss
             # they train nothing. With respect to parameters they are an update's step (first-order
             # MAML's `w - lr * g` is constant in `g` on purpose): not a penalty.
-            penalty = not _are_parameters(inputs)  # with respect to known input tensors
+            # With respect to known input tensors, of a function that trains: a gradient of a
+            # network nothing trains (a teacher's, a reference's) is a constant target on purpose.
+            penalty = not _are_parameters(inputs) and self.of_trained(tensors)
             # What the gradient is taken with respect to: `w - lr * g` of one of them is a step.
             wrt = frozenset(v.obj for v in (inputs.elts or (inputs,)) if v.obj is not None and v.is_tensor)
             grad = Val(
@@ -4396,6 +4415,12 @@ class Evaluator:
             n = len(inputs.elts) if inputs.elts is not None else 1
             return Val(Grad.NONE, Ty.TUPLE, elts=tuple(grad for _ in range(n)))
         return UNKNOWN
+
+    def of_trained(self, tensors: list[Val]) -> bool:
+        """Do these values' graphs run through a module whose parameters an optimizer steps (or
+        one not known: only a graph known to train nothing is excluded)?"""
+        modules = [s.module for v in tensors for s in v.sites if s.module is not None and s.module.has_params]
+        return not modules or any(m.trained for m in modules) or not self.optimizers
 
     def backward(self, node: ast.Call, val: Val, target: ast.expr | None, kind: str) -> None:
         st = self.st
@@ -5168,6 +5193,14 @@ def _gradient_terms(op: ast.operator, left: Val, right: Val) -> tuple[Val, Val]:
                 this = this.with_(taints=this.taints | promoted)
         out.append(this)
     return out[0], out[1]
+
+
+def _unmark_weights(this: Val, other: Val) -> Val:
+    """``this`` in a product (quotient, power) with ``other``: a constant gradient in it is no
+    penalty once ``other`` has a graph."""
+    if other.requires_grad and any(t.kind == "grad-no-graph" for t in this.taints):
+        return this.with_(taints=frozenset(t for t in this.taints if t.kind != "grad-no-graph"))
+    return this
 
 
 def _certainly_nonempty(val: Val) -> bool:

@@ -1420,6 +1420,8 @@ class Interpreter(Evaluator):
             return True
         if len(exact) >= 2 and all(_project_object(e) or _pairs_object(e) for e in exact):
             return True
+        if all(e.ty is Ty.OPTIMIZER and e.info is not None for e in exact):
+            return True  # `for opt in (opt_g, opt_d): opt.zero_grad()`: each optimizer in turn
         if all(e.lit is not None for e in exact) and self.loop_fact(loop, _subscripts_by_target):
             return True
         return self.loop_fact(loop, _spells_attributes) or self.builds_modules(loop)

@@ -121,6 +121,14 @@ def _clears_grads(
         return True  # mentioned, but not as a statement of its own: not looked into, may clear
     for call in calls:
         assert isinstance(call.func, ast.Attribute)
+        each = _walked_optimizers(loop, call, env, ev)
+        if each is not None:
+            # `for o in (opt_a, opt_b): o.zero_grad()`: each of them is cleared.
+            if any(info is opt.info or not info.objs for info in each):
+                return True
+            for info in each:
+                cleared |= info.objs
+            continue
         recv = _resolve(call.func.value, env, ev)
         if recv is not None and recv.ty is Ty.OPTIMIZER and isinstance(recv.info, OptimizerInfo):
             if recv.info is opt.info or not recv.info.objs:
@@ -131,6 +139,62 @@ def _clears_grads(
         else:
             return True  # something unresolved: it may clear anything
     return stepped <= cleared
+
+
+def _fresh_each_iteration(loop: ast.AST, opt: ast.expr | None, ev: Evaluator) -> bool:
+    """Is ``opt`` made by a statement of the loop's body, from parameters of modules or tensors that
+    statements of the body before it make anew (`model = nn.Linear(4, 1)`, `delta = torch.zeros(...,
+    requires_grad=True)`), so that no gradient outlives the iteration?"""
+    if not isinstance(opt, ast.Name):
+        return False
+    made: set[str] = set()  # names the body binds to something it constructs
+    for stmt in getattr(loop, "body", []):
+        target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+        if not isinstance(target, ast.Name):
+            continue
+        name, value = target.id, stmt.value
+        qual = (ev.qual_of(value.func) if isinstance(value, ast.Call) else None) or ""
+        if name == opt.id:
+            optimizer = qual.startswith("torch.optim.") and qual.rsplit(".", 1)[-1] in api.OPTIMIZERS
+            if not optimizer or not isinstance(value, ast.Call) or not value.args:
+                return False
+            used = {n.id for n in ast.walk(value.args[0]) if isinstance(n, ast.Name)}
+            return bool(used) and used <= made
+        constructs = isinstance(value, ast.Call) and (
+            qual.startswith("torch.")
+            or (isinstance(value.func, ast.Name) and value.func.id in ev.classes)
+        )
+        if constructs:
+            made.add(name)
+        else:
+            made.discard(name)
+    return False
+
+
+def _walked_optimizers(
+    loop: ast.AST, call: ast.Call, env: dict[str, Val], ev: Evaluator
+) -> list[OptimizerInfo] | None:
+    """The optimizers a `for o in (opt_a, opt_b):` inside ``loop`` binds to the receiver of
+    ``call`` (`o.zero_grad()` in its body), when the sequence is known and holds only those."""
+    recv = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if not isinstance(recv, ast.Name):
+        return None
+    for node in ast.walk(loop):
+        if (
+            isinstance(node, ast.For)
+            and isinstance(node.target, ast.Name)
+            and node.target.id == recv.id
+            and any(n is call for stmt in node.body for n in ast.walk(stmt))
+        ):
+            if isinstance(node.iter, (ast.Tuple, ast.List)):
+                items = [_resolve(e, env, ev) for e in node.iter.elts]
+            else:
+                named = isinstance(node.iter, (ast.Name, ast.Attribute))
+                seq = _resolve(node.iter, env, ev) if named else None
+                items = list(seq.elts) if seq is not None and seq.elts is not None else [None]
+            infos = [v.info for v in items if v is not None and isinstance(v.info, OptimizerInfo)]
+            return infos if infos and len(infos) == len(items) else None
+    return None
 
 
 def check_zero_grad(
@@ -145,6 +209,9 @@ def check_zero_grad(
     # A step whose optimizer's gradients nothing in the loop clears (another optimizer's zero_grad
     # leaves them: `optimizer_g.zero_grad()` does not clear the discriminator's).
     steps = [c for c in steps if not _clears_grads(rep, loop, calls, c, env, ev)]
+    # An optimizer made in each iteration over parameters made in it too (a model per trial of a
+    # sweep, a fresh perturbation per batch): its gradients start empty every time.
+    steps = [c for c in steps if not _fresh_each_iteration(loop, _stepped(c, env, ev), ev)]
     if not steps:
         return
     if _may_clear_grads(loop, env, ev):
