@@ -210,35 +210,6 @@ model(torch.randn(2, 4)).sum().backward()
 ]
 
 INVALID: list[Invalid] = [
-    # A style-transfer net rebuilt layer by layer, a style loss after the convolution: the
-    # in-place ReLU then changes the convolution's output, which the loss's Gram matrix saved.
-    Invalid(
-        """\
-import torch
-import torch.nn as nn
-
-
-class StyleLoss(nn.Module):
-    def forward(self, input):
-        features = input.view(8, 256)
-        self.loss = torch.mm(features, features.t()).sum()
-        return input
-
-
-cnn = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(inplace=True))
-style = StyleLoss()
-net = nn.Sequential()
-for layer in list(cnn):
-    net.add_module(str(len(net)), layer)
-    if isinstance(layer, nn.Conv2d):
-        net.add_module(str(len(net)), style)
-img = nn.Parameter(torch.rand(1, 3, 16, 16))
-net(img)
-style.loss.backward()
-""",
-        line=12,
-        error="RuntimeError: one of the variables needed for gradient computation has been modified",
-    ),
     # A view that chunk() returned, changed in place: autograd refuses on the spot.
     Invalid(
         """\
@@ -393,6 +364,35 @@ out += bias
 out.relu().sum().backward()
 """,
         line=13,
+        error="RuntimeError: one of the variables needed for gradient computation has been modified",
+    ),
+    # A style-transfer net rebuilt layer by layer, a style loss after the convolution: the
+    # in-place ReLU then changes the convolution's output, which the loss's Gram matrix saved.
+    Invalid(
+        """\
+import torch
+import torch.nn as nn
+
+
+class StyleLoss(nn.Module):
+    def forward(self, input):
+        features = input.view(8, 256)
+        self.loss = torch.mm(features, features.t()).sum()
+        return input
+
+
+cnn = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(inplace=True))
+style = StyleLoss()
+net = nn.Sequential()
+for layer in list(cnn):
+    net.add_module(str(len(net)), layer)
+    if isinstance(layer, nn.Conv2d):
+        net.add_module(str(len(net)), style)
+img = nn.Parameter(torch.rand(1, 3, 16, 16))
+net(img)
+style.loss.backward()
+""",
+        line=12,
         error="RuntimeError: one of the variables needed for gradient computation has been modified",
     ),
 ]
