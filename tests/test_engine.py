@@ -5416,6 +5416,50 @@ def test_a_constant_gradient_is_a_penalty_only_where_it_should_train(body: str, 
     assert [f.code for f in analyze(source)] == (["GG202"] if flagged else [])
 
 
+@pytest.mark.parametrize(
+    "inner",
+    [
+        # A Jacobian row by row, then the loss.
+        "rows = []\n"
+        "    for i in range(3):\n"
+        "        (g,) = torch.autograd.grad(y[:, i].sum(), x, retain_graph=True)\n"
+        "        rows.append(g)\n"
+        "    jacobian = torch.stack(rows, dim=-2)",
+        # A loss per head, each backpropagated through the shared trunk.
+        "losses = [head(y).pow(2).mean() for head in heads]\n"
+        "    for one in losses[:-1]:\n"
+        "        one.backward(retain_graph=True)",
+    ],
+)
+def test_several_passes_over_a_graph_each_iteration_builds_are_what_retain_graph_is_for(inner: str) -> None:
+    """A graph built anew in each iteration of a training loop, walked several times by an inner
+    loop with no step between the passes (a Jacobian row by row, a loss per head): the graph is
+    dropped before the step, so `retain_graph=True` hides nothing (torch 2.13 runs clean; a false
+    GG302 before, whose fix, dropping the flag, makes it raise)."""
+    source = textwrap.dedent(
+        """\
+        import torch
+
+        net = torch.nn.Sequential(torch.nn.Linear(3, 16), torch.nn.Tanh(), torch.nn.Linear(16, 3))
+        heads = torch.nn.ModuleList([torch.nn.Linear(3, 1) for _ in range(3)])
+        opt = torch.optim.SGD([*net.parameters(), *heads.parameters()], lr=0.1)
+        for step in range(3):
+            x = torch.randn(5, 3, requires_grad=True)
+            y = net(x)
+            {inner}
+            loss = y.pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """
+    ).replace("{inner}", inner)
+    trained = "net[0].weight.grad is not None"
+    results = run_snippets([Snippet(source, (trained,)), Snippet(source.replace("retain_graph=True", ""))])
+    _ran_as_claimed(results[0], trained, None)
+    assert results[1].error is not None and "backward through the graph a second time" in results[1].error
+    assert analyze(source) == []
+
+
 @pytest.mark.parametrize("frozen", ["model", "model[0]"])
 def test_a_frozen_sequential_gives_what_its_own_modules_return(frozen: str) -> None:
     """A frozen `nn.Sequential` ending in a head of the program that returns a tuple (a detection

@@ -207,6 +207,9 @@ class Evaluator:
         # may not run at all, so a finding there is not shown on this file's calling statement.
         self.foreign_doubt = 0
         self.unnamed_input: ModuleInst | None = None  # see run_children
+        # Per loop (by id; the tree outlives the analysis): the inner `for` binding each call's
+        # receiver (see training_loop._walked_optimizers).
+        self.for_binding: dict[int, dict[int, ast.For]] = {}
         self.classes: dict[str, Any] = {}
         self.defined_in: dict[int, Any] = {}  # id of a method -> the ClassInfo whose body defines it
         self.grad_inputs: frozenset[object] = frozenset()

@@ -1519,6 +1519,11 @@ class Reporter:
         line = 0
         fake: ast.expr | None = None
         disc: str | None = None
+        if hidden == "stale" and loop is not None and not loop.stepped and _built_around(site, loop):
+            # Passes over a graph an enclosing loop builds anew in each of its iterations, with no
+            # step between them (a Jacobian row by row, per-sample gradients, a loss per head):
+            # the graph is dropped before any step could make it stale. That is what the flag is for.
+            return
         if hidden == "stale" and loop is not None:
             kind = "stale"
             name, line = self.stale_name(site, loop)
@@ -1978,6 +1983,16 @@ def _first_read(loop: ast.AST, name: str) -> ast.Name | None:
         if best is not None:
             return best
     return best
+
+
+def _built_around(site: Site, loop: LoopFrame) -> bool:
+    """Was ``site`` built in the current iteration of a loop around ``loop``?"""
+    frame = loop.parent
+    while frame is not None:
+        if any(l_id == id(frame.node) for l_id, _ in site.ipath):
+            return True
+        frame = frame.parent
+    return False
 
 
 def _read_before_write(loop: ast.AST, name: str) -> bool:

@@ -177,24 +177,30 @@ def _walked_optimizers(
     """The optimizers a `for o in (opt_a, opt_b):` inside ``loop`` binds to the receiver of
     ``call`` (`o.zero_grad()` in its body), when the sequence is known and holds only those."""
     recv = call.func.value if isinstance(call.func, ast.Attribute) else None
-    if not isinstance(recv, ast.Name):
+    if not isinstance(recv, ast.Name) or f"for {recv.id} in" not in ev.rep.segment(loop):
+        return None  # (a text test first: the walk below is for the few loops it may be)
+    found = ev.for_binding.get(id(loop))
+    if found is None:
+        # Once per loop: each call in the body of an inner `for` whose target is the call's receiver.
+        found = ev.for_binding[id(loop)] = {}
+        for stmt in ast.walk(loop):
+            if isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name):
+                for inner in ast.walk(ast.Module(body=stmt.body, type_ignores=[])):
+                    func = inner.func if isinstance(inner, ast.Call) else None
+                    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                        if func.value.id == stmt.target.id:
+                            found.setdefault(id(inner), stmt)
+    binder = found.get(id(call))
+    if binder is None:
         return None
-    for node in ast.walk(loop):
-        if (
-            isinstance(node, ast.For)
-            and isinstance(node.target, ast.Name)
-            and node.target.id == recv.id
-            and any(n is call for stmt in node.body for n in ast.walk(stmt))
-        ):
-            if isinstance(node.iter, (ast.Tuple, ast.List)):
-                items = [_resolve(e, env, ev) for e in node.iter.elts]
-            else:
-                named = isinstance(node.iter, (ast.Name, ast.Attribute))
-                seq = _resolve(node.iter, env, ev) if named else None
-                items = list(seq.elts) if seq is not None and seq.elts is not None else [None]
-            infos = [v.info for v in items if v is not None and isinstance(v.info, OptimizerInfo)]
-            return infos if infos and len(infos) == len(items) else None
-    return None
+    if isinstance(binder.iter, (ast.Tuple, ast.List)):
+        items = [_resolve(e, env, ev) for e in binder.iter.elts]
+    else:
+        named = isinstance(binder.iter, (ast.Name, ast.Attribute))
+        seq = _resolve(binder.iter, env, ev) if named else None
+        items = list(seq.elts) if seq is not None and seq.elts is not None else [None]
+    infos = [v.info for v in items if v is not None and isinstance(v.info, OptimizerInfo)]
+    return infos if infos and len(infos) == len(items) else None
 
 
 def check_zero_grad(
