@@ -1321,10 +1321,13 @@ def test_an_input_moved_along_its_own_gradient_is_a_step_even_with_a_graph() -> 
             loss.backward()
         """
     assert _codes_at(source) == []
-    # Added to a loss instead, the same gradient is a penalty.
+    # Added to a loss instead, the same gradient is a penalty (its norm, which trains nothing). The
+    # step `r` itself added to a loss is not: it trains through the logits it is scaled by.
     penalty = source.replace("image = torch.clamp(image + r, 0, 1)", "image = image + 0")
+    scaled = penalty.replace("loss = model(image).pow(2).sum()", "loss = model(image).pow(2).sum() + r.sum()")
+    assert _codes_at(scaled) == []
     penalty = penalty.replace(
-        "loss = model(image).pow(2).sum()", "loss = model(image).pow(2).sum() + r.sum()"
+        "loss = model(image).pow(2).sum()", "loss = model(image).pow(2).sum() + g.norm() ** 2"
     )
     assert _codes_at(penalty) == [("GG202", 10)]
 
