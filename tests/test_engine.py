@@ -9,6 +9,7 @@ import pytest
 
 from gradguard.engine import analyze, inspect
 from gradguard.findings import Span
+from gradguard.rules import examples
 from torch_runner import Result, Snippet, run_snippets
 
 SEED = textwrap.dedent(
@@ -5014,31 +5015,10 @@ def test_an_inplace_layer_of_a_rebuilt_model_is_told_at_the_layer(relu: str) -> 
     Gram matrix saved, and the backward raises (torch 2.13). The squiggle is on the ReLU's
     constructor, and the message names what it changes (the layer before's output, not the net's
     input); an out-of-place ReLU is clean."""
-    source = textwrap.dedent(
-        """\
-        import torch
-        import torch.nn as nn
-
-
-        class StyleLoss(nn.Module):
-            def forward(self, input):
-                x_flat = input.view(8, 256)
-                self.loss = torch.mm(x_flat, x_flat.t()).sum()
-                return input
-
-
-        cnn = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), {relu})
-        style = StyleLoss()
-        net = nn.Sequential()
-        for layer in list(cnn):
-            net.add_module(str(len(net)), layer)
-            if isinstance(layer, nn.Conv2d):
-                net.add_module(str(len(net)), style)
-        img = nn.Parameter(torch.rand(1, 3, 16, 16))
-        net(img)
-        style.loss.backward()
-        """
-    ).replace("{relu}", relu)
+    # The rule's own example (GG107's last), with each kind of ReLU.
+    example = examples("GG107")[1][-1].source
+    assert "nn.ReLU(inplace=True)" in example
+    source = example.replace("nn.ReLU(inplace=True)", relu)
     trained = "img.grad is not None"
     (result,) = run_snippets([Snippet(source, (trained,))])
     raises = relu != "nn.ReLU()"
