@@ -815,8 +815,8 @@ class Evaluator:
         if saves_output:
             site.saves_own_output = True
         sites = frozenset({site}).union(*(v.sites for v in inputs))
-        if module is not None and not linear and any(t.kind == "grad-no-graph" for t in taints):
-            taints = frozenset(t for t in taints if t.kind != "grad-no-graph")
+        if module is not None and not linear:
+            taints = _without_penalty(taints)
         return Val(Grad.GRAPH, ty, sites=sites, root=site, obj=site, shape=shape, taints=taints)
 
     def e_Subscript(self, node: ast.Subscript) -> Val:
@@ -1115,33 +1115,21 @@ class Evaluator:
                 and isinstance(node.elt, ast.Call)
                 and (self.qual_of(node.elt.func) or "") in _TENSOR_FACTORIES
             )
-            length = self.range_length(counted) if one_bound or fresh else None
-            if length is not None and 1 <= length <= MAX_EXACT_ELEMENTS:
-                exact = tuple(Val(Grad.NONE, Ty.NUMBER, lit=(k,)) for k in range(length))
+            if one_bound or fresh:
+                exact = self.counted_numbers(counted, 1, MAX_EXACT_ELEMENTS)
             gen = node.generators[0]
             if exact is None and _scalar_comprehension(node):
                 # `[f"model.{x}." for x in range(10)]`: each number of the range gives its string.
-                length = self.range_length(counted)
-                counter = (
-                    self.counter(counted) if length is not None and 1 <= length <= MAX_EXACT_SCALARS else None
-                )
-                if counter is not None and length is not None and not counter[2]:
-                    start, stride, _ = counter
-                    exact = tuple(Val(Grad.NONE, Ty.NUMBER, lit=(start + k * stride,)) for k in range(length))
-            if exact is None and not gen.ifs and isinstance(gen.target, ast.Name):
+                exact = self.counted_numbers(counted, 1, MAX_EXACT_SCALARS)
+            if (
+                exact is None
+                and not gen.ifs
+                and isinstance(gen.target, ast.Name)
+                and _indexes_with(node.elt, gen.target.id)
+            ):
                 # `[self.fpn_convs[i](laterals[i]) for i in range(len(laterals))]`: element i reads
                 # the i-th of known sequences, so each is followed with its own number.
-                length = self.range_length(counted)
-                counter = (
-                    self.counter(counted)
-                    if length is not None
-                    and 2 <= length <= MAX_EXACT_ELEMENTS
-                    and _indexes_with(node.elt, gen.target.id)
-                    else None
-                )
-                if counter is not None and length is not None:
-                    start, stride, _ = counter
-                    exact = tuple(Val(Grad.NONE, Ty.NUMBER, lit=(start + k * stride,)) for k in range(length))
+                exact = self.counted_numbers(counted, 2, MAX_EXACT_ELEMENTS)
         if (
             len(node.generators) == 1
             and exact
@@ -1257,6 +1245,16 @@ class Evaluator:
 
     def range_length(self, it: ast.expr) -> int | None:  # provided by the Interpreter
         return None
+
+    def counted_numbers(self, counted: ast.expr, least: int, most: int) -> tuple[Val, ...] | None:
+        """The numbers `range(...)` (or `reversed(range(...))`) gives, in order, when they are
+        known and there are from ``least`` to ``most`` of them."""
+        length = self.range_length(counted)
+        counter = self.counter(counted) if length is not None and least <= length <= most else None
+        if counter is None or length is None or counter[2]:
+            return None
+        start, stride, _ = counter
+        return tuple(Val(Grad.NONE, Ty.NUMBER, lit=(start + k * stride,)) for k in range(length))
 
     def e_Dict(self, node: ast.Dict) -> Val:
         for k in node.keys:
@@ -3798,7 +3796,7 @@ class Evaluator:
         if out.requires_grad and inst.has_params:
             # A constant gradient given to a layer that trains (`model(x + r_adv)`: a perturbation
             # of its input) is no penalty added to a loss.
-            taints = frozenset(t for t in taints if t.kind != "grad-no-graph")
+            taints = _without_penalty(taints)
         if taints and not taints <= out.taints and out is not UNKNOWN:
             out = out.with_(taints=out.taints | taints)  # what a module computes from its inputs
             if out.elts is not None and out.ty is Ty.TUPLE:
@@ -5201,9 +5199,17 @@ def _gradient_terms(op: ast.operator, left: Val, right: Val) -> tuple[Val, Val]:
 def _unmark_weights(this: Val, other: Val) -> Val:
     """``this`` in a product (quotient, power) with ``other``: a constant gradient in it is no
     penalty once ``other`` has a graph."""
-    if other.requires_grad and any(t.kind == "grad-no-graph" for t in this.taints):
-        return this.with_(taints=frozenset(t for t in this.taints if t.kind != "grad-no-graph"))
-    return this
+    if not other.requires_grad:
+        return this
+    taints = _without_penalty(this.taints)
+    return this if taints is this.taints else this.with_(taints=taints)
+
+
+def _without_penalty(taints: frozenset[Taint]) -> frozenset[Taint]:
+    """These marks without GG202's penalty marks (the same set when it has none)."""
+    if not any(t.kind == "grad-no-graph" for t in taints):
+        return taints
+    return frozenset(t for t in taints if t.kind != "grad-no-graph")
 
 
 def _certainly_nonempty(val: Val) -> bool:
@@ -5281,15 +5287,18 @@ def _range_of(args: list[Val], node: ast.Call) -> Val:
     if node.keywords or not 1 <= len(known) <= 3 or any(type(k) is not int for k in known):
         return Val(Grad.NONE, Ty.OTHER)
     bounds = [k for k in known if type(k) is int]
-    if len(bounds) == 3 and bounds[2] == 0:
-        return Val(Grad.NONE, Ty.OTHER)  # raises
-    numbers = range(*bounds)
+    length = range_len(bounds)
+    if length is None or length > MAX_EXACT_SCALARS:
+        return Val(Grad.NONE, Ty.OTHER)  # raises, or too many numbers to follow
+    return Val(Grad.NONE, Ty.OTHER, info=KnownRange(tuple(range(*bounds))))
+
+
+def range_len(values: list[int]) -> int | None:
+    """``len(range(*values))``; None where Python raises (a zero step, more items than fit)."""
     try:
-        if len(numbers) > MAX_EXACT_SCALARS:
-            return Val(Grad.NONE, Ty.OTHER)
-    except OverflowError:  # more numbers than `len` can count
-        return Val(Grad.NONE, Ty.OTHER)
-    return Val(Grad.NONE, Ty.OTHER, info=KnownRange(tuple(numbers)))
+        return len(range(*values))
+    except (ValueError, OverflowError):
+        return None
 
 
 class TensorRows:

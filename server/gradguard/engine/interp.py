@@ -45,6 +45,7 @@ from .evaluate import (
     contains,
     inference_grad_mode,
     known_truth,
+    range_len,
     tensor_rows,
 )
 from .incremental import Calls, Replay, Unit
@@ -1558,7 +1559,7 @@ class Interpreter(Evaluator):
         known = [self.literal_int(a) for a in it.args]
         if any(k is None for k in known) or (len(known) == 3 and not known[2]):
             return None
-        return _range_len([k for k in known if k is not None])
+        return range_len([k for k in known if k is not None])
 
     def counter(self, it: ast.expr) -> tuple[int, int, bool] | None:
         """(first number, stride, paired with an element) of `range(...)` or `enumerate(...)` when
@@ -2431,9 +2432,8 @@ def _dict_sum_added(value: ast.expr, name: str) -> ast.expr | None:
         return None
     gen = value.generators[0]
     it = gen.iter
-    keys = isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "keys"
-    if keys and isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.args:
-        it = it.func.value
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "keys":
+        it = it.func.value if not it.args else it
     if not (isinstance(gen.target, ast.Name) and isinstance(it, ast.Name) and it.id == name) or gen.ifs:
         return None
     key, total = gen.target.id, value.value
@@ -2677,17 +2677,14 @@ def _folds_bound(loop: ast.For | ast.AsyncFor) -> bool:
     bound = set(_target_names(loop.target))
     for node in ast.walk(ast.Module(body=loop.body, type_ignores=[])):
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            if _reads_any(node.value, bound):
+            if any(_reads_name(node.value, name) for name in bound):
                 return True
         elif isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
-            if isinstance(target, ast.Name) and _reads(node.value, target) and _reads_any(node.value, bound):
-                return True
+            if isinstance(target, ast.Name) and _reads(node.value, target):
+                if any(_reads_name(node.value, name) for name in bound):
+                    return True
     return False
-
-
-def _reads_any(expr: ast.expr, names: set[str]) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(expr))
 
 
 def _changes_bound_in_place(loop: ast.For | ast.AsyncFor) -> bool:
@@ -2902,17 +2899,9 @@ def _literal_trips(it: ast.expr) -> int | None:
         and not it.keywords
     ):
         values = [int(a.value) for a in it.args if isinstance(a, ast.Constant) and isinstance(a.value, int)]
-        n = _range_len(values) if len(values) <= 3 else 2
+        n = range_len(values) if len(values) <= 3 else 2
         return n if n is not None and n < 2 else None
     return None
-
-
-def _range_len(values: list[int]) -> int | None:
-    """``len(range(*values))``; None where Python raises (a zero step, more items than fit)."""
-    try:
-        return len(range(*values))
-    except (ValueError, OverflowError):
-        return None
 
 
 def _function_defs(
