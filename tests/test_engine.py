@@ -5852,3 +5852,47 @@ def test_weight_decay_groups_by_name_train_as_before() -> None:
     _ran_as_claimed(result, trained, None)
     assert analyze(clean) == []
     assert [f.code for f in analyze(loop.replace("{clear}", ""))] == ["GG201"]
+
+
+@pytest.mark.parametrize(
+    ("read", "between", "line"),
+    [
+        ("values[2]", "", 13),
+        ("values[-1]", "", 13),
+        ("values[epoch]", "", None),
+        ("values[0]", "values.pop(0)", None),
+    ],
+)
+def test_an_element_read_by_index_from_a_list_filled_in_a_loop(
+    read: str, between: str, line: int | None
+) -> None:
+    """`values[2]` of a list filled by appends in a finished loop is the same tensor in every epoch:
+    its graph, freed by the first epoch's backward, is met again by the second, which raises (torch
+    2.13; GG103, told on the backward of the reuse, with the line that built it). Another element
+    each epoch (`values[epoch]`), or the list shortened between the reads, runs clean: nothing."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(3, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        xs = torch.randn(5, 3)
+        values = []
+        for t in range(5):
+            values.append(model(xs[t]))
+        for epoch in range(3):
+            opt.zero_grad()
+            loss = {read}.sum()
+            loss.backward()
+            opt.step()
+            {between or "pass"}
+        """
+    )
+    trained = "model.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, _SECOND_TIME if line else None)
+    findings = analyze(source)
+    assert [(f.code, f.span.line) for f in findings] == ([("GG103", line)] if line else [])
+    if line:
+        assert "computed on line 9" in findings[0].message

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any, cast
@@ -201,6 +202,8 @@ class Evaluator:
         self.inlines = 0
         self._element_names: dict[int, frozenset[str]] = {}  # per loop: see _element_names
         self._element_sites: dict[tuple[frozenset[Site], int, int], Site] = {}  # see element_graphs
+        self._indexed_sites: dict[tuple[int, int], tuple[Val, Site]] = {}  # see indexed_element
+        self._order_kept: dict[str, bool] = {}  # by a list's name: see _keeps_order
         self._lambdas: dict[int, ast.FunctionDef] = {}  # per lambda: see lambda_function
         self._factory_calls: dict[int, ast.Call] = {}  # per subscript: see default_entry
         # Arms of `if`s of other modules whose condition is unknown, entered now: what runs there
@@ -873,7 +876,12 @@ class Evaluator:
             item = elements(base)  # a slice of a list holds some of its elements
             return Val(Grad.NONE, base.ty, item=item if item is not EMPTY else None, taints=base.taints)
         if base.ty in (Ty.LIST, Ty.TUPLE) and not isinstance(node.slice, ast.Slice):
-            return self.one_element(base)
+            val = self.one_element(base)
+            if base.ty is Ty.LIST and base.elts is None and base.item is not None:
+                index = key.value if isinstance(key, ast.Constant) else None
+                if isinstance(index, int) and not isinstance(index, bool):
+                    return self.indexed_element(val, base, index, node.value)
+            return val
         if base.is_tensor and _str_key(node.slice):
             # No tensor takes a string key: this is a structure (a detector's list of dicts, a
             # model output record) assumed to be a tensor, and which of its entries carry a graph
@@ -2639,6 +2647,51 @@ class Evaluator:
             if any(a is not b for a, b in zip(elts, val.elts, strict=True)):
                 val = val.with_(elts=elts)
         return val
+
+    def indexed_element(self, val: Val, seq: Val, index: int, holder: ast.expr) -> Val:
+        """``seq[index]`` of a list filled in a finished loop: ``val`` (what ``one_element`` keeps)
+        with a node standing for that element's own graph, where every element's graph saves
+        tensors. The node is the same for every read of the same index of the same list value, so
+        an epoch loop backpropagating through ``values[0]`` again meets the graph its first
+        iteration freed. A list reordered or shortened since (`pop`, `sort`, `shuffle`, `del`, an
+        alias changing it) holds another element there: see ``_keeps_order``."""
+        dropped = frozenset(s for s in seq.item.sites if s not in val.sites) if seq.item else frozenset()
+        if not dropped or not all(s.saves for s in dropped) or not self._keeps_order(holder):
+            return val
+        key = (id(seq), index)
+        entry = self._indexed_sites.get(key)
+        if entry is None or entry[0] is not seq:
+            last = max(dropped, key=lambda s: s.seq)
+            active = {id(f.node): f.iteration for f in self.loops}
+            prefix = []
+            for part in last.ipath:
+                if active.get(part[0]) != part[1]:
+                    break
+                prefix.append(part)
+            site = Site(last.node, last.stmts, True, tuple(prefix))
+            site.binding = last.binding
+            site.seq = last.seq
+            entry = (seq, site)  # the list kept: its id stays its own while the entry lives
+            self._indexed_sites[key] = entry
+        return val.with_(sites=val.sites | {entry[1]})
+
+    def _keeps_order(self, holder: ast.expr) -> bool:
+        """Is the list ``holder`` names certainly neither reordered, shortened nor aliased (a text
+        test: no list of the file is, since one passed to a helper takes another name there, and
+        the list's own name is not bound to another name or stored into)?"""
+        if isinstance(holder, ast.Attribute):
+            name = holder.attr
+        elif isinstance(holder, ast.Name):
+            name = holder.id
+        else:
+            return False
+        known = self._order_kept.get(name)
+        if known is None:
+            n = re.escape(name)
+            aliased = re.compile(rf"\b{n}\s*\[[^\]]*\]\s*=[^=]|=\s*[\w.]*\b{n}\s*(#|$|;)", re.MULTILINE)
+            known = _REORDERS.search(self.rep.source) is None and aliased.search(self.rep.source) is None
+            self._order_kept[name] = known
+        return known
 
     def local_loop(self) -> LoopFrame | None:
         """The innermost loop, if it is in the function running now. A local name lives for one
@@ -4882,6 +4935,10 @@ def _shared_part(val: Val, active: dict[int, int], depth: int) -> Val:
     if val.elts is not None and depth > 0:
         val = val.with_(elts=tuple(_shared_part(e, active, depth - 1) for e in val.elts))
     return val
+
+
+# Any list changed in a way that moves its elements (see Evaluator._keeps_order).
+_REORDERS = re.compile(r"\.\s*(pop|remove|insert|sort|reverse|clear)\s*\(|shuffle|\bdel\s+[\w.]+\s*\[")
 
 
 def _element(seq: Val, active: dict[int, int]) -> Val:
