@@ -135,3 +135,14 @@ def test_inplace_flags_given_by_position_go_where_torch_takes_them() -> None:
         if "inplace" in params:
             found[name] = params.index("inplace")
     assert found == torchapi.INPLACE_ARG
+
+
+def test_tensor_returns_table_is_current() -> None:
+    pytest.importorskip("torch")
+    script = REPO / "scripts" / "probe_tensor_returns.py"
+    proc = subprocess.run(
+        [sys.executable, str(script), "--check"], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, f"stale table; rerun python3 {script.name}\n{proc.stdout}{proc.stderr}"
+    assert torchapi.returns_tensor("arcsin", True) and torchapi.returns_tensor("hypot", False)
+    assert not torchapi.returns_tensor("tolist", True) and not torchapi.returns_tensor("chunk", True)

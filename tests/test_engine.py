@@ -5896,3 +5896,27 @@ def test_an_element_read_by_index_from_a_list_filled_in_a_loop(
     assert [(f.code, f.span.line) for f in findings] == ([("GG103", line)] if line else [])
     if line:
         assert "computed on line 9" in findings[0].message
+
+
+@pytest.mark.parametrize("cut", [True, False])
+def test_an_op_the_engine_does_not_model_keeps_a_tensor_without_grad(cut: bool) -> None:
+    """`arcsin`, `hypot` and the like are not modelled, but torch declares them to return a tensor,
+    and none requires grad when no input does: a loss built from a value computed under `no_grad`
+    through them has no graph, and its backward raises (torch 2.13; GG106). Without the cut, the
+    same loss trains `w`: nothing."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn.functional as F
+
+        w = torch.randn(3, requires_grad=True)
+        with torch.{"no_grad" if cut else "enable_grad"}():
+            h = w * 0.5
+        loss = F.normalize(h, dim=0).arcsin().hypot(torch.ones(3)).pow(2).sum()
+        loss.backward()
+        """
+    )
+    trained = "w.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, _NO_GRAD_FN if cut else None)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG106", 8)] if cut else [])

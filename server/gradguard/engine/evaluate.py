@@ -2853,9 +2853,17 @@ class Evaluator:
             self.inplace(first_arg, recv, node)
         if name not in api.GRAPH_OPS:
             self.escape(args, kwargs)
-            if recv.grad is Grad.NONE and recv.ty is Ty.TENSOR and all(a.grad is Grad.NONE for a in args):
-                # Whatever a tensor method returns, nothing in it requires grad when no input does.
-                return Val(Grad.NONE, Ty.UNKNOWN, cause=recv.cause)
+            inputs = (recv, *args, *kwargs.values())
+            if (
+                recv.ty is Ty.TENSOR
+                and all(a.grad is Grad.NONE for a in inputs)
+                and self.const_kw(node, "requires_grad") in (None, False)
+            ):
+                # Whatever a tensor op returns, nothing in it requires grad when no input does; an op
+                # torch declares to return a tensor (`x.arcsin()`, `torch.hypot(a, b)`) returns one.
+                cause = next((a.cause for a in inputs if a.cause is not None), None)
+                ty = Ty.TENSOR if api.returns_tensor(name, method) else Ty.UNKNOWN
+                return Val(Grad.NONE, ty, obj=object() if ty is Ty.TENSOR else None, cause=cause)
             return Val(Grad.UNKNOWN, Ty.UNKNOWN) if recv.requires_grad else UNKNOWN
         if name in ("max", "min", "sort", "topk", "median", "mode", "kthvalue") and (args or kwargs):
             if name in ("max", "min") and args and args[0].is_tensor:

@@ -48,6 +48,23 @@ GRAD_SCALER = "torch.amp.GradScaler"
 
 _TABLE = _load_table()
 
+# ---- Which ops return one tensor: derived from torch itself ------------------------------------------------
+# data/tensor_returns.json is written by scripts/probe_tensor_returns.py from the type stubs torch ships
+# (every overload annotated `-> Tensor`). Read on first use: only an op the engine does not model needs it.
+_TENSOR_RETURNS: tuple[frozenset[str], frozenset[str]] | None = None
+
+
+def returns_tensor(name: str, method: bool) -> bool:
+    """Does the ``Tensor`` method (``method``) or the ``torch.*`` / ``F.*`` function ``name`` always
+    return one tensor?"""
+    global _TENSOR_RETURNS
+    if _TENSOR_RETURNS is None:
+        table: dict[str, Any] = _read_data("tensor_returns.json")
+        functions = frozenset(table["torch"]) | frozenset(table["functional"])
+        _TENSOR_RETURNS = (frozenset(table["methods"]), functions)
+    return name in _TENSOR_RETURNS[0 if method else 1]
+
+
 # ---- Which parameters each layer has: derived from torch itself ------------------------------------------
 # data/layer_params.json is written by scripts/probe_layer_params.py, which builds every layer class below
 # with each combination of the options that change its parameters and records `named_parameters()`.
