@@ -192,6 +192,14 @@ def _specs() -> list[Spec]:
         S("min", ms, A),
         S("amax", ms, A),
         S("amin", ms, A),
+        # the reductions along a dim that return (values, indices): "<name>.dim" is `x.<name>(dim)`
+        S("max.dim", ms, A, call=lambda f, t: f(t[0], 1)[0]),
+        S("min.dim", ms, A, call=lambda f, t: f(t[0], 1)[0]),
+        S("median.dim", ms, A, call=lambda f, t: f(t[0], 1)[0]),
+        S("sort", ms, A, call=lambda f, t: f(t[0], 1)[0]),
+        S("topk", ms, A, call=lambda f, t: f(t[0], 2, 1)[0]),
+        S("kthvalue", ms, A, call=lambda f, t: f(t[0], 2, 1)[0]),
+        S("mode", ms, A, call=lambda f, t: f(t[0], 1)[0]),
         S("logsumexp", ms, A, call=lambda f, t: f(t[0], 1)),
         S("logcumsumexp", ms, A, call=lambda f, t: f(t[0], 1)),
         S("nan_to_num", ms, A),
@@ -487,9 +495,10 @@ def probe_op(probe: Probe, notes: dict[str, str]) -> dict[str, Any]:
 def _resolve(spec: Spec, name: str, inplace: bool) -> tuple[Callable[..., Any], str] | str:
     """The callable for ``name`` in the spec's form, and its kind; or why there is none."""
     if spec.form == METHOD:
-        if not hasattr(Tensor, name):
+        method = name.split(".")[0]  # "max.dim": the method `max`, called as the spec says
+        if not hasattr(Tensor, method):
             return f"torch.Tensor has no method {name!r}"
-        return (lambda *a, **k: getattr(a[0], name)(*a[1:], **k)), "inplace" if inplace else "method"
+        return (lambda *a, **k: getattr(a[0], method)(*a[1:], **k)), "inplace" if inplace else "method"
     module: Any = {TORCH: torch, LINALG: torch.linalg}.get(spec.form, F)
     where = {TORCH: "torch", LINALG: "torch.linalg"}.get(spec.form, "torch.nn.functional")
     if hasattr(module, name):

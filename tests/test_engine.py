@@ -5920,3 +5920,64 @@ def test_an_op_the_engine_does_not_model_keeps_a_tensor_without_grad(cut: bool) 
     (result,) = run_snippets([Snippet(source, (trained,))])
     _ran_as_claimed(result, trained, _NO_GRAD_FN if cut else None)
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG106", 8)] if cut else [])
+
+
+@pytest.mark.parametrize(
+    "op", ["x.max(1)", "torch.max(x, dim=1)", "x.sort(1)", "x.topk(2, 1)", "x.median(1)"]
+)
+@pytest.mark.parametrize("after", ["x.add_(1)", "v.sum().backward()"])
+def test_values_of_a_selection_keep_only_their_indices(op: str, after: str) -> None:
+    """`x.max(1)`, `x.sort(1)`, `x.topk(2, 1)`: the values' backward keeps the indices, not `x`
+    (scripts/probe_autograd_ops.py asks torch), so changing `x` in place afterwards runs clean
+    (torch 2.13) and is no GG107; a second loss on the values, backpropagated after the first
+    freed their graph, still raises (GG102)."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+
+        w = torch.randn(3, 4, requires_grad=True)
+        x = w * 1.0
+        v = {op}[0]
+        v.sum().backward(retain_graph=False)
+        {after}
+        """
+    )
+    twice = after.endswith("backward()")
+    trained = "w.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, _SECOND_TIME if twice else None)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG102", 7)] if twice else [])
+
+
+def test_a_list_concatenated_then_sorted_and_returned_is_no_leak() -> None:
+    """A detector's NMS fills a list per class, concatenates it, sorts the scores and returns them
+    (YOLACT): the list's graphs reach the caller, so it is no accumulation (GG301); before, the
+    sort dropped what the values carried."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        net = nn.Linear(4, 3)
+
+        def nms(scores):
+            kept = []
+            for c in range(scores.size(0)):
+                kept.append(scores[c, :2])
+            out = torch.cat(kept, dim=0)
+            out, order = out.sort(0, descending=True)
+            return out
+
+        def main():
+            out = nms(net(torch.randn(5, 4)).t())
+            out.sum().backward()
+            return net.weight.grad
+
+        if __name__ == "__main__":
+            main()
+        """
+    )
+    trained = "net.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, None)
+    assert analyze(source) == []

@@ -2851,35 +2851,25 @@ class Evaluator:
             return recv
         if self.const_kw(node, "inplace") is True and first_arg is not None:
             self.inplace(first_arg, recv, node)
-        if name not in api.GRAPH_OPS:
-            self.escape(args, kwargs)
-            inputs = (recv, *args, *kwargs.values())
-            if (
-                recv.ty is Ty.TENSOR
-                and all(a.grad is Grad.NONE for a in inputs)
-                and self.const_kw(node, "requires_grad") in (None, False)
-            ):
-                # Whatever a tensor op returns, nothing in it requires grad when no input does; an op
-                # torch declares to return a tensor (`x.arcsin()`, `torch.hypot(a, b)`) returns one.
-                cause = next((a.cause for a in inputs if a.cause is not None), None)
-                ty = Ty.TENSOR if api.returns_tensor(name, method) else Ty.UNKNOWN
-                return Val(Grad.NONE, ty, obj=object() if ty is Ty.TENSOR else None, cause=cause)
-            return Val(Grad.UNKNOWN, Ty.UNKNOWN) if recv.requires_grad else UNKNOWN
-        if name in ("max", "min", "sort", "topk", "median", "mode", "kthvalue") and (args or kwargs):
+        if name in ("max", "min", "sort", "topk", "median", "mode", "kthvalue") and (
+            args or kwargs or name in ("sort", "mode")
+        ):
             if name in ("max", "min") and args and args[0].is_tensor:
                 # The elementwise max/min of two tensors: torch.maximum / torch.minimum.
                 pair = "maximum" if name == "max" else "minimum"
                 return self.tensor_op(pair, node, recv, args, kwargs, arg_nodes, first_arg, method)
-            if not (args and args[0].ty is Ty.NUMBER or "dim" in kwargs or name in ("sort", "topk")):
+            if not (args and args[0].ty is Ty.NUMBER or "dim" in kwargs or name in ("sort", "topk", "mode")):
                 return UNKNOWN
-            # (values, indices): the values carry the graph (and keep the input for backward).
+            # (values, indices): the values carry the graph; what their backward keeps is what the
+            # probe found (the indices only: changing the input in place afterwards is harmless).
             dim = args[0] if args and args[0].ty is Ty.NUMBER else kwargs.get("dim")
             keep = self.const_kw(node, "keepdim")
+            row = f"{name}.dim" if name in ("max", "min", "median") else name
             values = self.op_result(
                 node,
                 (recv,),
-                saves=True,
-                saved=frozenset({recv.obj} - {None}),
+                saves=row not in api.NO_SAVE,
+                saved=frozenset({recv.obj} - {None}) if row in api.SAVES_SELF else frozenset(),
                 shape=shp.reduced(
                     recv.shape,
                     dim.lit[0]
@@ -2898,6 +2888,20 @@ class Evaluator:
                 cause=(f"`.{name}()` indices", node),
             )
             return Val(Grad.NONE, Ty.TUPLE, elts=(values, indices))
+        if name not in api.GRAPH_OPS:
+            self.escape(args, kwargs)
+            inputs = (recv, *args, *kwargs.values())
+            if (
+                recv.ty is Ty.TENSOR
+                and all(a.grad is Grad.NONE for a in inputs)
+                and self.const_kw(node, "requires_grad") in (None, False)
+            ):
+                # Whatever a tensor op returns, nothing in it requires grad when no input does; an op
+                # torch declares to return a tensor (`x.arcsin()`, `torch.hypot(a, b)`) returns one.
+                cause = next((a.cause for a in inputs if a.cause is not None), None)
+                ty = Ty.TENSOR if api.returns_tensor(name, method) else Ty.UNKNOWN
+                return Val(Grad.NONE, ty, obj=object() if ty is Ty.TENSOR else None, cause=cause)
+            return Val(Grad.UNKNOWN, Ty.UNKNOWN) if recv.requires_grad else UNKNOWN
         if name in ("chunk", "split", "unbind", "tensor_split"):
             # Views of the input, one per piece (how many is known for `chunk(n)` only).
             piece = self.op_result(node, (recv,), saves=False)
