@@ -5981,3 +5981,38 @@ def test_a_list_concatenated_then_sorted_and_returned_is_no_leak() -> None:
     (result,) = run_snippets([Snippet(source, (trained,))])
     _ran_as_claimed(result, trained, None)
     assert analyze(source) == []
+
+
+@pytest.mark.parametrize(("trained", "code", "line"), [("enc", "GG111", 12), ("disc", "GG105", 13)])
+def test_a_second_loss_through_the_discriminator_that_trains_the_fakes_maker(
+    trained: str, code: str, line: int
+) -> None:
+    """A VAE-GAN: the decoder's loss goes through the discriminator on the reconstruction, then
+    the encoder's loss goes through it again, to train the encoder (the optimizer stepped after
+    it). The decoder's step in between changed weights that graph saved, so the second backward
+    raises (torch 2.13): the step is the fault (GG111), and detaching the reconstruction would stop
+    the encoder's training. When the optimizer after the second loss trains the discriminator, it
+    is a GAN's D step on a fake that is not detached (GG105)."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+
+        enc, dec, disc = nn.Linear(4, 4), nn.Linear(4, 4), nn.Linear(4, 1)
+        opt_dec = torch.optim.SGD(dec.parameters(), lr=0.1)
+        opt_next = torch.optim.SGD({trained}.parameters(), lr=0.1)
+        x = torch.randn(8, 4)
+        rec = dec(torch.tanh(enc(x)))
+        err_dec = disc(rec).mean()
+        opt_dec.zero_grad()
+        err_dec.backward(retain_graph=True)
+        opt_dec.step()
+        err_next = (disc(rec) - disc(x)).pow(2).mean()
+        opt_next.zero_grad()
+        err_next.backward()
+        opt_next.step()
+        """
+    )
+    (result,) = run_snippets([Snippet(source, ("enc.weight.grad is not None",))])
+    _ran_as_claimed(result, "", _MODIFIED_INPLACE)
+    assert [(f.code, f.span.line) for f in analyze(source)] == [(code, line)]

@@ -4578,7 +4578,7 @@ class Evaluator:
                     changes.add(key)
                     if run.changed is None:
                         run.changed, run.changed_by = site, dirt.node
-                    self.rep.dirty_backward(run, site, dirt, self.loops)
+                    self.rep.dirty_backward(run, site, dirt, self.loops, self.peek)
                     reported = True
         if not reported:
             for site in ordered:

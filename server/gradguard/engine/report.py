@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..findings import Finding, FixRef, Related, Span
@@ -1051,6 +1051,32 @@ class Reporter:
             return d_site.module.name
         return self.text(node.func if isinstance(node, ast.Call) else node)
 
+    def trains_the_fake(
+        self, run: BackwardRun, gan: tuple[Site, ast.expr], peek: Callable[[ast.expr], Val]
+    ) -> bool:
+        """Does an optimizer stepped right after ``run`` (in its block) train parameters the fake
+        was made with? Then the second loss goes through the discriminator on purpose, to train the
+        fake's maker (a VAE-GAN's encoder through the discriminator's features), and detaching the
+        fake would stop that training: the fault is the step between the two backwards (GG111)."""
+        block = self.blocks.get(id(run.stmt)) if run.stmt is not None else None
+        if block is None or run.stmt is None:
+            return False
+        fake = next((v for n, v in gan[0].call_args if n is gan[1]), None)
+        if fake is None:
+            return False
+        for stmt in block[block.index(run.stmt) + 1 :]:
+            if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)) or ".backward(" in self.segment(stmt):
+                break
+            for node in ast.walk(stmt):
+                func = node.func if isinstance(node, ast.Call) else None
+                if isinstance(func, ast.Attribute) and func.attr == "step":
+                    info = peek(func.value).info
+                    objs = getattr(info, "objs", None)
+                    makers = (s.module for s in fake.sites if s.module is not None)
+                    if objs and any(m.all_params_objs() & objs for m in makers):
+                        return True
+        return False
+
     def gan_pattern(self, run: BackwardRun, site: Site, first: BackwardRun) -> tuple[Site, ast.expr] | None:
         """The first loss went through D(fake) and the second goes through another call of D on fake."""
         # The outermost call first (a model's own call, not the layers inlined inside it).
@@ -1562,7 +1588,14 @@ class Reporter:
 
     # -- GG107, GG111, GG203 -------------------------------------------------------------
 
-    def dirty_backward(self, run: BackwardRun, site: Site, dirt: Dirt, loops: list[LoopFrame]) -> None:
+    def dirty_backward(
+        self,
+        run: BackwardRun,
+        site: Site,
+        dirt: Dirt,
+        loops: list[LoopFrame],
+        peek: Callable[[ast.expr], Val] | None = None,
+    ) -> None:
         saved_related = Related(
             self.span(site.node), f"saved for backward here: {self.text(site.node)}", "built"
         )
@@ -1595,6 +1628,8 @@ class Reporter:
                     self.carried_state(run, site, first, loop, chain, saved_related, kept, step=dirt)
                 return
             gan = self.gan_pattern(run, site, first)
+            if gan is not None and peek is not None and self.trains_the_fake(run, gan, peek):
+                gan = None  # the loss is meant to train what made the fake: no detach belongs there
             if gan is not None:
                 # A D step on the fake the G step already used: detach it there. Moving the G step
                 # after this backward would silence the error and let the D loss train G.
