@@ -6016,3 +6016,145 @@ def test_a_second_loss_through_the_discriminator_that_trains_the_fakes_maker(
     (result,) = run_snippets([Snippet(source, ("enc.weight.grad is not None",))])
     _ran_as_claimed(result, "", _MODIFIED_INPLACE)
     assert [(f.code, f.span.line) for f in analyze(source)] == [(code, line)]
+
+
+@pytest.mark.parametrize(
+    ("norm", "flagged"),
+    [
+        ("nn.InstanceNorm2d(3)", False),
+        ("nn.InstanceNorm2d(3, affine=True)", True),
+        ("nn.BatchNorm2d(3, affine=False)", False),
+        ("nn.GroupNorm(1, 3, affine=False)", False),
+        ("nn.LayerNorm([3, 8, 8], elementwise_affine=False)", False),
+        ("nn.LayerNorm([3, 8, 8])", True),
+    ],
+)
+def test_a_norm_without_affine_weights_has_no_parameter(norm: str, flagged: bool) -> None:
+    """Data normalised once by a norm built without affine weights (InstanceNorm by default,
+    `affine=False`, `elementwise_affine=False`) has no graph: reusing it every epoch runs clean
+    (torch 2.13). With the weights, the graph is built once and the second epoch's backward
+    raises (GG103)."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+
+        norm = {norm}
+        head = nn.Linear(3 * 8 * 8, 2)
+        opt = torch.optim.SGD([*head.parameters(), *norm.parameters()], lr=0.1)
+        feats = norm(torch.randn(4, 3, 8, 8)).flatten(1)
+        for epoch in range(2):
+            opt.zero_grad()
+            loss = head(feats).pow(2).mean()
+            loss.backward()
+            opt.step()
+        """
+    )
+    trained = "head.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, _SECOND_TIME if flagged else None)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG103", 7)] if flagged else [])
+
+
+def test_a_clear_before_a_loop_of_micro_batch_backwards_is_in_place() -> None:
+    """A backward for an input gradient (FGSM), then `zero_grad()`, then a loop of micro-batch
+    backwards, then the step: the step applies the loop's gradients (torch 2.13 runs clean), so
+    the clear is where it belongs (no GG201)."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        model = nn.Linear(6, 3)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(2):
+            x, y = torch.rand(8, 6), torch.randint(0, 3, (8,))
+            xb = x.clone().requires_grad_(True)
+            F.cross_entropy(model(xb), y).backward()
+            x_adv = (xb + 0.05 * xb.grad.sign()).detach()
+            opt.zero_grad()
+            for xa, ya in zip(x_adv.chunk(2), y.chunk(2)):
+                F.cross_entropy(model(xa), ya).backward()
+            opt.step()
+        """
+    )
+    trained = "model.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, None)
+    assert analyze(source) == []
+
+
+@pytest.mark.parametrize(
+    "freeze",
+    [
+        "backbone.requires_grad_(requires_grad=False)",
+        "for m in backbone.modules():\n    m.requires_grad_(False)",
+        "backbone.apply(freeze)",
+    ],
+)
+def test_freezing_the_engine_does_not_follow_leaves_the_backbone_unknown(freeze: str) -> None:
+    """Features of a backbone frozen by `requires_grad_(requires_grad=False)`, through its
+    `modules()` or by `apply(fn)` have no graph: reusing them every epoch runs clean (torch 2.13),
+    so no GG103 (before, the keyword was read as True and the other two were not seen)."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        def freeze(m):
+            for p in m.parameters(recurse=False):
+                p.requires_grad = False
+
+        backbone = nn.Sequential(nn.Linear(4, 8), nn.ReLU())
+        {freeze}
+        feats = backbone(torch.randn(6, 4))
+        head = nn.Linear(8, 2)
+        opt = torch.optim.SGD(head.parameters(), lr=0.1)
+        for epoch in range(2):
+            opt.zero_grad()
+            head(feats).pow(2).mean().backward()
+            opt.step()
+        """
+    ).replace("{freeze}", freeze.replace("\n", "\n"))
+    trained = "head.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, None)
+    assert analyze(source) == []
+
+
+@pytest.mark.parametrize(
+    "cut",
+    [
+        "for s in state:\n        s.detach_()",
+        "cut_(state)",
+    ],
+)
+def test_state_detached_in_place_through_its_elements_is_not_carried(cut: str) -> None:
+    """An LSTM state `(h, c)` detached in place element by element, in the loop or in a helper,
+    no longer drags the last segment's graph (torch 2.13 runs clean): no GG104."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        def cut_(state):
+            for t in state:
+                t.detach_()
+
+        lstm = nn.LSTM(3, 5)
+        opt = torch.optim.SGD(lstm.parameters(), lr=0.1)
+        data = torch.randn(12, 2, 3)
+        state = (torch.zeros(1, 2, 5), torch.zeros(1, 2, 5))
+        for i in range(0, 12, 4):
+            {cut}
+            out, state = lstm(data[i : i + 4], state)
+            opt.zero_grad()
+            out.pow(2).mean().backward()
+            opt.step()
+        """
+    ).replace("{cut}", cut)
+    trained = "lstm.weight_ih_l0.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, None)
+    assert analyze(source) == []

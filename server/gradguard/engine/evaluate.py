@@ -203,6 +203,7 @@ class Evaluator:
         self._element_names: dict[int, frozenset[str]] = {}  # per loop: see _element_names
         self._element_sites: dict[tuple[frozenset[Site], int, int], Site] = {}  # see element_graphs
         self._indexed_sites: dict[tuple[int, int], tuple[Val, Site]] = {}  # see indexed_element
+        self.cut_in_place: list[Val] = []  # tensors `detach_()` cut in the running call (see inline)
         self._order_kept: dict[str, bool] = {}  # by a list's name: see _keeps_order
         self._lambdas: dict[int, ast.FunctionDef] = {}  # per lambda: see lambda_function
         self._factory_calls: dict[int, ast.Call] = {}  # per subscript: see default_entry
@@ -2114,6 +2115,13 @@ class Evaluator:
         position = api.INPLACE_ARG.get(name)
         if position is not None and f"arg{position}" in inst.kwargs and "inplace" not in inst.kwargs:
             inst.kwargs["inplace"] = inst.kwargs[f"arg{position}"]  # `nn.ReLU(True)`
+        starred = any(isinstance(a, ast.Starred) for a in node.args)
+        starred = starred or any(k.arg is None for k in node.keywords)
+        if inst.kind == "layer" and inst.has_params and not starred:
+            # A norm built without its affine weights (`affine=False`, `elementwise_affine=False`,
+            # InstanceNorm by default) has no parameter at all (torch's own table says which).
+            if api.layer_param_names(name, inst.kwargs, _NOT_CONST) == ():
+                inst.has_params = False
         return Val(Grad.NONE, Ty.MODULE, module=inst)
 
     def spread_args(self, node: ast.Call, args: list[Val]) -> list[Val] | None:
@@ -2693,6 +2701,31 @@ class Evaluator:
             self._order_kept[name] = known
         return known
 
+    def retag_tensor(self, tensor: Val, change: Callable[[Val], Val]) -> None:
+        """A tensor changed as an object (its requires_grad set, `detach_()`): every binding of it
+        (names, heap cells, list and tuple elements) changes alike. Not its views (they share its
+        identity but were made before, and keep what they were): only bindings with its grad and
+        shape."""
+        st = self.st
+        if st is None:
+            return
+        obj = tensor.obj
+
+        def same(v: Val) -> bool:
+            return v.obj is obj and v.is_tensor and v.grad is tensor.grad and v.shape == tensor.shape
+
+        def retag(v: Val) -> Val:
+            if same(v):
+                return change(v)
+            if v.elts is not None and v.ty in (Ty.LIST, Ty.TUPLE) and any(same(e) for e in v.elts):
+                return v.with_(elts=tuple(retag(e) for e in v.elts))
+            return v
+
+        for key, v in list(st.env.items()):
+            new = retag(v)
+            if new is not v:
+                st.env[key] = new
+
     def local_loop(self) -> LoopFrame | None:
         """The innermost loop, if it is in the function running now. A local name lives for one
         call: only a loop of its own function carries it from one iteration to the next (a loop of
@@ -2764,11 +2797,21 @@ class Evaluator:
                 self.rep.publish(obs.DiscardedDetach(stmt, node, carried))
             return Val(Grad.NONE, Ty.TENSOR, obj=recv.obj, shape=recv.shape, cause=("`.detach()`", node))
         if name == "detach_":
+            cut = Val(Grad.NONE, Ty.TENSOR, obj=recv.obj, shape=recv.shape, cause=("`.detach_()`", node))
+            if recv.obj is not None and recv.grad is Grad.GRAPH:
+                # The tensor itself is cut, under every name and in every list that holds it
+                # (`for h in hidden: h.detach_()`), the callers' included (see inline).
+                self.retag_tensor(recv, lambda v: cut)
+                self.cut_in_place.append(recv)
+            if self.st is not None:
+                # A list known only by what holds of every element (filled in a loop) may hold it:
+                # what its elements carry is not known any more.
+                for key, held in list(self.st.env.items()):
+                    item = held.item if held.ty in (Ty.LIST, Ty.TUPLE) else None
+                    if item is not None and item.requires_grad and item.obj in (recv.obj, None):
+                        self.st.env[key] = held.with_(item=_graph_not_known(item))
             if first_arg is not None:
-                self.rebind(
-                    first_arg,
-                    Val(Grad.NONE, Ty.TENSOR, obj=recv.obj, shape=recv.shape, cause=("`.detach_()`", node)),
-                )
+                self.rebind(first_arg, cut)
             return NONE_VAL
         if name == "type" and (args or kwargs):
             name = "to"  # `x.type(torch.float32)` casts; `x.type()` names the type
@@ -2800,7 +2843,7 @@ class Evaluator:
             kept_shape = recv.shape if keeps else None
             return Val(Grad.NONE, Ty.TENSOR, obj=object(), shape=kept_shape, cause=(f"`.{name}()`", node))
         if name == "requires_grad_":
-            flag = node.args[0] if node.args else None
+            flag = _grad_flag(node)
             on = flag is None or (isinstance(flag, ast.Constant) and flag.value is True)
             off = isinstance(flag, ast.Constant) and flag.value is False
             new = recv.with_(
@@ -3253,7 +3296,7 @@ class Evaluator:
             "type",
         ):
             if name == "requires_grad_":
-                flag = node.args[0] if node.args else None
+                flag = _grad_flag(node)
                 value = True if flag is None else flag.value if isinstance(flag, ast.Constant) else None
                 self.set_requires_grad(inst, value if isinstance(value, bool) else None)
             elif name in ("train", "eval"):
@@ -4325,6 +4368,7 @@ class Evaluator:
         self.frames.append(frame)
         self.callers.append(caller)
         self.st = st
+        outer_cuts, self.cut_in_place = self.cut_in_place, []
         try:
             self.block(func.body)  # type: ignore[attr-defined]
             if self.st is not None:
@@ -4333,6 +4377,7 @@ class Evaluator:
             self.frames.pop()
             self.callers.pop()
             self.module_env, self.inference = outer_module_env, outer_inference
+            cuts, self.cut_in_place = self.cut_in_place, outer_cuts
         ends = join_states([s for s, _ in frame.returns])
         if ends is None:
             self.st = None
@@ -4361,6 +4406,11 @@ class Evaluator:
             for key in [k for k in caller.env if k.startswith(GLOBAL_CELL)]:
                 caller.env[key[len(GLOBAL_CELL) :]] = caller.env.pop(key)
         self.st = caller
+        for tensor in cuts:
+            # Detached in place by the callee (`detach_state_(state)`), on some of its paths at
+            # least: the caller's bindings of it no longer certainly carry their graph.
+            self.retag_tensor(tensor, _graph_not_known)
+            self.cut_in_place.append(tensor)
         return result
 
     def expand_stars(self, node: ast.Call, args: list[Val]) -> list[Val] | None:
@@ -4951,6 +5001,10 @@ def _shared_part(val: Val, active: dict[int, int], depth: int) -> Val:
 
 # Any list changed in a way that moves its elements (see Evaluator._keeps_order).
 _REORDERS = re.compile(r"\.\s*(pop|remove|insert|sort|reverse|clear)\s*\(|shuffle|\bdel\s+[\w.]+\s*\[")
+
+
+def _graph_not_known(val: Val) -> Val:
+    return val.with_(grad=Grad.UNKNOWN, sites=frozenset(), root=None, cause=None)
 
 
 def _element(seq: Val, active: dict[int, int]) -> Val:
@@ -5784,9 +5838,16 @@ def _from_numpy(*vals: Val) -> Val | None:
     return Val(Grad.NONE, Ty.OTHER, cause=made.cause)
 
 
+def _grad_flag(node: ast.Call) -> ast.expr | None:
+    """The flag of `requires_grad_(...)`, given by position or as `requires_grad=` (None: none)."""
+    if node.args:
+        return node.args[0]
+    return next((k.value for k in node.keywords if k.arg == "requires_grad"), None)
+
+
 def _const_false(node: ast.Call) -> bool:
-    """Is the call's first argument the constant False (`requires_grad_(False)`)?"""
-    flag = node.args[0] if node.args else None
+    """Is the call's flag the constant False (`requires_grad_(False)`, `requires_grad=False`)?"""
+    flag = _grad_flag(node)
     return isinstance(flag, ast.Constant) and flag.value is False
 
 

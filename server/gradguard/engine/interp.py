@@ -2000,7 +2000,7 @@ class Interpreter(Evaluator):
                     if base.obj is not None and base.grad in (Grad.NONE, Grad.LEAF, Grad.UNKNOWN):
                         # The tensor itself changes, under every name and in every list that holds
                         # it (`for p in parameters: p.requires_grad = True`).
-                        self.retag_tensor(base, grad)
+                        self.retag_tensor(base, lambda v: v.with_(grad=grad))
                     new = base.with_(grad=grad)
                     self.assign(target.value, new, stmt)
                 elif base.ty is Ty.UNKNOWN and flag is True and isinstance(target.value, ast.Name):
@@ -2085,30 +2085,6 @@ class Interpreter(Evaluator):
             if path is not None:
                 st.env[path] = new
             return
-
-    def retag_tensor(self, tensor: Val, grad: Grad) -> None:
-        """A tensor's requires_grad set: every binding of it (names, heap cells, list and tuple
-        elements) now has that grad. Not its views (they share its identity but were made before,
-        and keep what they were): only bindings with its grad and shape."""
-        st = self.st
-        if st is None:
-            return
-        obj = tensor.obj
-
-        def same(v: Val) -> bool:
-            return v.obj is obj and v.is_tensor and v.grad is tensor.grad and v.shape == tensor.shape
-
-        def retag(v: Val) -> Val:
-            if same(v):
-                return v.with_(grad=grad)
-            if v.elts is not None and v.ty in (Ty.LIST, Ty.TUPLE) and any(same(e) for e in v.elts):
-                return v.with_(elts=tuple(retag(e) for e in v.elts))
-            return v
-
-        for key, v in list(st.env.items()):
-            new = retag(v)
-            if new is not v:
-                st.env[key] = new
 
     def write_through_index(self, target: ast.Subscript, val: Val, stmt: ast.stmt) -> None:
         """`fx[i][j] = f(x[i][j])`: the write goes through `fx[i]` into `fx` when every index on
@@ -2695,7 +2671,7 @@ def _changes_bound_in_place(loop: ast.For | ast.AsyncFor) -> bool:
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
-            and node.func.attr in api.INPLACE_OPS
+            and (node.func.attr in api.INPLACE_OPS or node.func.attr == "detach_")
             and isinstance(node.func.value, ast.Name)
             and node.func.value.id in bound
         ):

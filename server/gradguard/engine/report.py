@@ -111,7 +111,7 @@ def _graph_words(text: str) -> bool:
     return "self." in text and bool(_SELF_CALL.search(text))
 
 
-_FREEZES = re.compile(r"requires_grad\s*=\s*False|requires_grad_\(\s*False")
+_FREEZES = re.compile(r"requires_grad\s*=\s*False|requires_grad_\(\s*(requires_grad\s*=\s*)?False")
 
 
 # Findings whose code raises at run time (the others are silent).
@@ -2093,15 +2093,29 @@ def _has_unresolved_freeze(source: str) -> bool:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True
     param_vars: set[str] = set()
+    module_vars: set[str] = set()  # `for m in model.modules():` (each submodule: not followed)
+    applied: set[str] = set()  # `model.apply(freeze)`: run on every submodule, not followed
     for node in ast.walk(tree):
         if isinstance(node, (ast.For, ast.comprehension)):
             it = node.iter
-            if (
-                isinstance(it, ast.Call)
-                and isinstance(it.func, ast.Attribute)
-                and it.func.attr in ("parameters", "named_parameters")
-            ):
-                param_vars.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+            if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute):
+                names = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+                if it.func.attr in ("parameters", "named_parameters"):
+                    param_vars.update(names)
+                elif it.func.attr in ("modules", "children", "named_modules", "named_children"):
+                    module_vars.update(names)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "apply"
+            and node.args
+            and isinstance(node.args[0], ast.Name)
+        ):
+            applied.add(node.args[0].id)
+    for func in ast.walk(tree):
+        if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) and func.name in applied:
+            if _FREEZES.search(ast.unparse(func)):
+                return True
     for node in ast.walk(tree):
         target: ast.expr | None = None
         if isinstance(node, ast.Assign) and any(
@@ -2112,11 +2126,15 @@ def _has_unresolved_freeze(source: str) -> bool:
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and node.func.attr == "requires_grad_"
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-            and node.args[0].value is False
         ):
+            flag = node.args[0] if node.args else next(
+                (k.value for k in node.keywords if k.arg == "requires_grad"), None
+            )
+            if not (isinstance(flag, ast.Constant) and flag.value is False):
+                continue
             target = node.func.value
+            if isinstance(target, ast.Name) and target.id in module_vars:
+                return True
             if not (isinstance(target, ast.Name) and target.id in param_vars):
                 continue  # `module.requires_grad_(False)` is followed as it runs
         if target is None:

@@ -487,10 +487,19 @@ def _misplaced(
                 if not backward or not steps:
                     continue
                 step_index, step_stmt, opt = steps[0]
-                # A backward between the zero_grad and the step refills the gradients.
-                if any(i < j < step_index and name == "backward" for j, _, _, name in calls):
+                # A backward between the zero_grad and the step refills the gradients (also one in
+                # a loop or a branch there: micro-batches after an input-gradient pass, GradCache).
+                if any(_backpropagates(stmt) for stmt in block[i + 1 : step_index]):
                     continue
                 rep.publish(ZeroGradBetween(zstmt, opt, backward[-1][1], step_stmt))
+
+
+def _backpropagates(stmt: ast.stmt) -> bool:
+    """Does the statement hold a backward (`x.backward(...)`, `torch.autograd.backward(...)`)?"""
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "backward"
+        for n in ast.walk(stmt)
+    )
 
 
 def _zeroes_for(zero_recv: ast.expr, opt: ast.expr, env: dict[str, Val], ev: Evaluator) -> bool:
