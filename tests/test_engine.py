@@ -6158,3 +6158,28 @@ def test_state_detached_in_place_through_its_elements_is_not_carried(cut: str) -
     (result,) = run_snippets([Snippet(source, (trained,))])
     _ran_as_claimed(result, trained, None)
     assert analyze(source) == []
+
+
+@pytest.mark.parametrize(("target", "flagged"), [("T", True), ("out", False)])
+def test_a_store_through_chained_plain_indexes_changes_the_tensor(target: str, flagged: bool) -> None:
+    """`T[b][t] = lin(T[b][t])`: `T[b]` is a view, so the store changes `T` in place, which the
+    layer saved (its input is a view of `T`): the backward raises (torch 2.13; GG107, as for
+    `T[b, t] = ...`). Stored into another tensor, nothing saved is changed: nothing."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+
+        lin = nn.Linear(4, 4)
+        T = torch.randn(2, 3, 4) * torch.ones(4).requires_grad_()
+        out = torch.zeros(2, 3, 4)
+        for b in range(2):
+            for t in range(3):
+                {target}[b][t] = lin(T[b][t])
+        {target}.sum().backward()
+        """
+    )
+    trained = "lin.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, _MODIFIED_INPLACE if flagged else None)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG107", 9)] if flagged else [])

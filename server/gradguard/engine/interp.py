@@ -2040,6 +2040,12 @@ class Interpreter(Evaluator):
             self.expr(target.slice)
             if isinstance(target.value, ast.Subscript) and val.requires_grad and st.mode is GradMode.ON:
                 self.write_through_index(target.value, val, stmt)
+            if isinstance(target.value, ast.Subscript) and not base.is_tensor:
+                # `T[b][t] = x`: plain indexes are views, so the write changes `T` itself in place.
+                root, views = self.view_root(target.value)
+                owner = self.peek(root)
+                if views and isinstance(root, (ast.Name, ast.Attribute)) and owner.is_tensor:
+                    self.inplace(root, owner, stmt)
             if base.is_tensor:
                 self.inplace(target.value, base, stmt)
                 if (
@@ -2090,11 +2096,7 @@ class Interpreter(Evaluator):
         """`fx[i][j] = f(x[i][j])`: the write goes through `fx[i]` into `fx` when every index on
         the way is a plain one (a view); after a mask or an index tensor it lands in a copy. Either
         way `fx` is no longer known to be without a graph."""
-        root: ast.expr = target
-        views = True
-        while isinstance(root, ast.Subscript):
-            views = views and self._plain_index(root.slice)
-            root = root.value
+        root, views = self.view_root(target)
         owner = self.peek(root)
         if isinstance(root, (ast.Name, ast.Attribute)) and owner.is_tensor and owner.grad is not Grad.LEAF:
             grown = (
@@ -2103,6 +2105,16 @@ class Interpreter(Evaluator):
                 else owner.with_(grad=Grad.UNKNOWN, cause=None)
             )
             self.assign(root, grown, stmt, keep_binding=True)
+
+    def view_root(self, target: ast.Subscript) -> tuple[ast.expr, bool]:
+        """The expression under a chain of subscripts (`fx` of `fx[i][j]`), and whether every
+        index on the way is a plain one (so the part is a view of it)."""
+        root: ast.expr = target
+        views = True
+        while isinstance(root, ast.Subscript):
+            views = views and self._plain_index(root.slice)
+            root = root.value
+        return root, views
 
     def _plain_index(self, index: ast.expr) -> bool:
         """Does indexing with this give a view (a number, a slice, or a tuple of them)?"""
