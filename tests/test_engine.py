@@ -6183,3 +6183,29 @@ def test_a_store_through_chained_plain_indexes_changes_the_tensor(target: str, f
     (result,) = run_snippets([Snippet(source, (trained,))])
     _ran_as_claimed(result, trained, _MODIFIED_INPLACE if flagged else None)
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG107", 9)] if flagged else [])
+
+
+@pytest.mark.parametrize("frozen", [True, False])
+def test_a_criterion_module_keeps_the_freeze_as_the_reason(frozen: bool) -> None:
+    """A criterion written as an `nn.Module` of the program (a triplet loss) on features of a frozen
+    layer: no graph, and the backward raises (torch 2.13); the freeze is the reason to tell
+    (GG106), not dropped as what merely made the criterion's input. Not frozen: it trains."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+
+        class Crit(nn.Module):
+            def forward(self, x):
+                return x.pow(2).sum()
+
+        lin = nn.Linear(3, 5)
+        lin.requires_grad_({not frozen})
+        loss = Crit()(lin(torch.randn(8, 3)))
+        loss.backward()
+        """
+    )
+    trained = "lin.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, _NO_GRAD_FN if frozen else None)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG106", 11)] if frozen else [])

@@ -5918,13 +5918,15 @@ _CUT_CAUSES = frozenset(
         "`.detach_()`",
         "`.item()`",
         "`.data`",
+        FREEZE_CAUSE,
     }
 )
 
 
 def _cuts(cause: tuple[str, ast.AST]) -> bool:
     """Does this cause cut a value off a graph it had or would have had (no_grad, `.detach()`,
-    `.item()`, `.data`), rather than make a value that never had one (`torch.from_numpy`)?"""
+    `.item()`, `.data`, frozen parameters), rather than make a value that never had one
+    (`torch.from_numpy`)?"""
     return cause[0] in _CUT_CAUSES
 
 
