@@ -6209,3 +6209,27 @@ def test_a_criterion_module_keeps_the_freeze_as_the_reason(frozen: bool) -> None
     (result,) = run_snippets([Snippet(source, (trained,))])
     _ran_as_claimed(result, trained, _NO_GRAD_FN if frozen else None)
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG106", 11)] if frozen else [])
+
+
+@pytest.mark.parametrize(("epoch", "frozen"), [(0, True), (1, False)])
+def test_an_and_of_known_comparisons_decides_the_branch(epoch: int, frozen: bool) -> None:
+    """`if epoch + 1 <= fixbase_epoch and open_layers is not None:` (torchreid's fixbase) on known
+    values is decided: the backbone is frozen in epoch 0, and the backward of its output raises
+    (torch 2.13; GG106); in epoch 1 the branch does not run and it trains."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 2)
+        epoch, fixbase_epoch, open_layers = {epoch}, 1, ["classifier"]
+        if epoch + 1 <= fixbase_epoch and open_layers is not None:
+            for p in model.parameters():
+                p.requires_grad = False
+        model(torch.randn(3, 4)).sum().backward()
+        """
+    )
+    trained = "model.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, _NO_GRAD_FN if frozen else None)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG106", 9)] if frozen else [])

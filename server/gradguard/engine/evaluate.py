@@ -629,6 +629,12 @@ class Evaluator:
         for i, v in enumerate(node.values):
             val = self.expr(v)
             truth = known_truth(val)
+            if truth is None and isinstance(v, ast.Compare):
+                # `epoch + 1 <= n and layers is not None`: a comparison decided here is a bool.
+                truth = self.static_truth(v)
+                truth = val.truth if truth is None and not val.is_tensor else truth
+                if truth is not None:
+                    val = Val(Grad.NONE, Ty.OTHER, truth=truth)
             if truth is None and _string_call(v):
                 truth = val.truth  # `name.startswith("fc") or ...` of a known name
             if truth is None:

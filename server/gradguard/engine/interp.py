@@ -828,8 +828,10 @@ class Interpreter(Evaluator):
     def s_If(self, node: ast.If) -> None:
         test = self.expr(node.test)
         truth = self.static_truth(node.test)
-        if truth is None and (isinstance(node.test, ast.Compare) or _string_test(node.test)):
-            truth = test.truth  # `if (i + 1) % k == 0:` on known numbers, `if key in cfg:`
+        if truth is None and (isinstance(node.test, (ast.Compare, ast.BoolOp)) or _string_test(node.test)):
+            # `if (i + 1) % k == 0:` on known numbers, `if key in cfg:`, `if epoch + 1 <= n and
+            # layers is not None:` (the operand a decided `and`/`or` returns).
+            truth = test.truth
         if truth is not None and self.loops and self.loops[-1].counter is not None:
             truth = self.truth_later(node.test, truth)
         if truth is not None and self.loops and not self.loops[-1].skipped_backprop:
