@@ -6233,3 +6233,57 @@ def test_an_and_of_known_comparisons_decides_the_branch(epoch: int, frozen: bool
     (result,) = run_snippets([Snippet(source, (trained,))])
     _ran_as_claimed(result, trained, _NO_GRAD_FN if frozen else None)
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG106", 9)] if frozen else [])
+
+
+@pytest.mark.parametrize(
+    ("first", "error", "code"),
+    [
+        ("torch.autograd.backward(loss_a, None, True)", None, None),
+        ("torch.autograd.backward(loss_a, None, False)", _SECOND_TIME, "GG102"),
+        ("torch.autograd.grad(loss_a, [net.weight], None, True)", None, None),
+        ("loss_a.backward(None, True)", None, None),
+        ("loss_a.backward(**{'retain_graph': True})", None, None),
+    ],
+)
+def test_backward_flags_given_by_position_or_spread(first: str, error: str | None, code: str | None) -> None:
+    """`torch.autograd.backward(loss, None, True)`, `torch.autograd.grad(loss, ps, None, True)`,
+    `loss.backward(None, True)`: retain_graph by position (torch's signatures); `**kw`: not known.
+    The second loss on the shared forward runs clean after them (torch 2.13); with False it raises
+    (GG102)."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+        import torch.nn as nn
+
+        net = nn.Linear(4, 4)
+        h = torch.tanh(net(torch.randn(3, 4)))
+        loss_a = h.pow(2).mean()
+        loss_b = h.mean()
+        {first}
+        loss_b.backward()
+        """
+    )
+    trained = "net.weight.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, error)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([(code, 9)] if code else [])
+
+
+@pytest.mark.parametrize("call", ["d.backward(**kw)", "torch.autograd.grad(d, x, **kw)"])
+def test_a_gradient_passed_in_a_spread_dict_is_given(call: str) -> None:
+    """`d.backward(**kw)` / `torch.autograd.grad(d, x, **kw)` with the gradient in the dict: the
+    non-scalar pass runs (torch 2.13), so no GG109."""
+    name = "gradient" if call.startswith("d.") else "grad_outputs"
+    source = textwrap.dedent(
+        f"""\
+        import torch
+
+        x = torch.randn(5, requires_grad=True)
+        d = x * 2
+        kw = {{"{name}": torch.ones(5)}}
+        {call}
+        """
+    )
+    (result,) = run_snippets([Snippet(source, ("x.requires_grad",))])
+    _ran_as_claimed(result, "x.requires_grad", None)
+    assert analyze(source) == []

@@ -1528,6 +1528,27 @@ class Evaluator:
                 return k
         return None
 
+    def autograd_flag(self, node: ast.Call, name: str, form: str) -> Any:
+        """An argument of a backward pass (``form``: `x.backward(...)` "method",
+        `torch.autograd.backward(...)` "function", `torch.autograd.grad(...)` "grad"), given by
+        keyword or by position: its constant value, None when not given, _NOT_CONST when not known
+        (`*args`, `**kwargs`, a value not known)."""
+        found = self.const_kw(node, name)
+        if found is not None:
+            return found
+        arg = _autograd_positional(node, name, form)
+        if arg is None:
+            return None
+        if isinstance(arg, ast.Constant):
+            return arg.value
+        if isinstance(arg, (ast.Name, ast.Attribute)):
+            val = self.peek(arg)
+            if val.lit is not None:
+                return val.lit[0]
+            if val is TRUE or val is FALSE:
+                return val.truth
+        return _NOT_CONST
+
     # Builtins and imported APIs, by qualified name.
     def qual_call(self, qual: str, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
         parts = qual.split(".")
@@ -4447,6 +4468,7 @@ class Evaluator:
     # -- backward ----------------------------------------------------------------------
 
     def autograd_call(self, name: str, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
+        kind, form = ("grad", "grad") if name == "grad" else ("backward", "function")
         outputs = args[0] if args else kwargs.get("outputs", kwargs.get("tensors", UNKNOWN))
         target = (
             node.args[0]
@@ -4482,15 +4504,15 @@ class Evaluator:
                     shape=(),
                     taints=frozenset().union(*(v.taints for v in tensors)),
                 )
-                self.backward(node, combined, None, kind="grad" if name == "grad" else "backward")
+                self.backward(node, combined, None, kind=kind, form=form)
             elif tensors[0].grad is Grad.NONE:
                 # The first output has no graph: the pass raises at it ("element 0 of tensors").
-                self.backward(node, tensors[0], target, kind="grad" if name == "grad" else "backward")
+                self.backward(node, tensors[0], target, kind=kind, form=form)
         elif tensors:
-            self.backward(node, tensors[0], target, kind="grad" if name == "grad" else "backward")
+            self.backward(node, tensors[0], target, kind=kind, form=form)
         if name == "backward":
             return NONE_VAL
-        create = self.const_kw(node, "create_graph")
+        create = self.autograd_flag(node, "create_graph", "grad")
         if create is True:
             if (
                 not tensors
@@ -4544,15 +4566,16 @@ class Evaluator:
         modules = [s.module for v in tensors for s in v.sites if s.module is not None and s.module.has_params]
         return not modules or any(m.trained for m in modules) or not self.optimizers
 
-    def backward(self, node: ast.Call, val: Val, target: ast.expr | None, kind: str) -> None:
+    def backward(
+        self, node: ast.Call, val: Val, target: ast.expr | None, kind: str, form: str | None = None
+    ) -> None:
         st = self.st
         if st is None:
             return
+        form = form or ("grad" if kind == "grad" else "method")
         retain_kw = self.kw_node(node, "retain_graph")
-        create = self.const_kw(node, "create_graph")
-        retain_v = self.const_kw(node, "retain_graph")
-        if kind == "backward" and len(node.args) >= 2 and isinstance(node.func, ast.Attribute):
-            retain_v = node.args[1].value if isinstance(node.args[1], ast.Constant) else _NOT_CONST
+        create = self.autograd_flag(node, "create_graph", form)
+        retain_v = self.autograd_flag(node, "retain_graph", form)
         if self.kw_node(node, "inputs") is not None:
             return  # only part of the graph is traversed: not modelled
         if kind == "backward" and isinstance(node.func, ast.Attribute) and val.is_tensor:
@@ -4598,13 +4621,9 @@ class Evaluator:
                 if path is not None and path in st.env or isinstance(target, ast.Name):
                     self.rebind(target, Val(Grad.GRAPH, Ty.TENSOR, taints=val.taints, label=val.label))
             return
-        has_gradient = (
-            bool(node.args)
-            if kind == "backward" and isinstance(node.func, ast.Attribute)
-            else (self.kw_node(node, "grad_outputs") is not None or len(node.args) > 2)
-        )
-        if self.kw_node(node, "gradient") is not None:
-            has_gradient = True
+        given = self.autograd_flag(node, _GRADIENT_ARG[form], form)
+        legacy = form == "function" and self.kw_node(node, "grad_variables") is not None
+        has_gradient = given is not None or legacy
         if not has_gradient and (shp.not_scalar(val.shape) or val.plural):
             # `torch.autograd.grad(out, x)` without `grad_outputs=` raises as `out.backward()` does.
             self.rep.publish(obs.NonScalarBackward(run, val.shape))
@@ -5011,6 +5030,28 @@ _REORDERS = re.compile(r"\.\s*(pop|remove|insert|sort|reverse|clear)\s*\(|shuffl
 
 def _graph_not_known(val: Val) -> Val:
     return val.with_(grad=Grad.UNKNOWN, sites=frozenset(), root=None, cause=None)
+
+
+# The positional parameters of a backward pass, by form (see Evaluator.autograd_flag): torch's
+# `Tensor.backward`, `torch.autograd.backward` and `torch.autograd.grad` signatures.
+_AUTOGRAD_PARAMS = {
+    "method": ("gradient", "retain_graph", "create_graph", "inputs"),
+    "function": ("tensors", "grad_tensors", "retain_graph", "create_graph", "grad_variables", "inputs"),
+    "grad": ("outputs", "inputs", "grad_outputs", "retain_graph", "create_graph", "only_inputs"),
+}
+_GRADIENT_ARG = {"method": "gradient", "function": "grad_tensors", "grad": "grad_outputs"}
+
+
+def _autograd_positional(node: ast.Call, name: str, form: str) -> ast.expr | None:
+    """The argument given by position for parameter ``name`` of a backward pass (a `*args` spread
+    before or at it: the spread itself, not known)."""
+    index = _AUTOGRAD_PARAMS[form].index(name)
+    for i, arg in enumerate(node.args):
+        if isinstance(arg, ast.Starred):
+            return arg
+        if i == index:
+            return arg
+    return None
 
 
 def _element(seq: Val, active: dict[int, int]) -> Val:
