@@ -6287,3 +6287,27 @@ def test_a_gradient_passed_in_a_spread_dict_is_given(call: str) -> None:
     (result,) = run_snippets([Snippet(source, ("x.requires_grad",))])
     _ran_as_claimed(result, "x.requires_grad", None)
     assert analyze(source) == []
+
+
+@pytest.mark.parametrize(
+    ("expr", "flagged"), [("x / 2.0", False), ("x / t", False), ("t / x", True), ("x**2", True)]
+)
+def test_what_a_division_saves(expr: str, flagged: bool) -> None:
+    """`x / 2.0` and `x / t` keep the divisor, not `x`: changing `x` in place afterwards runs clean
+    (torch 2.13), while `t / x` keeps `x` for its own gradient, as `x**2` does (GG107)."""
+    source = textwrap.dedent(
+        f"""\
+        import torch
+
+        w = torch.randn(3, requires_grad=True)
+        t = torch.rand(3) + 1
+        x = w * 1.0
+        y = {expr}
+        x.add_(1)
+        y.sum().backward()
+        """
+    )
+    trained = "w.grad is not None"
+    (result,) = run_snippets([Snippet(source, (trained,))])
+    _ran_as_claimed(result, trained, _MODIFIED_INPLACE if flagged else None)
+    assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG107", 7)] if flagged else [])

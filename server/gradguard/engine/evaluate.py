@@ -773,13 +773,16 @@ class Evaluator:
         saves = not isinstance(op, (ast.Add, ast.Sub))
         saved: set[object] = set()
         if isinstance(op, (ast.Mult, ast.MatMult, ast.Div, ast.Pow)):
-            # Each operand is saved for the other's gradient; pow/div save their base too.
+            # Each operand is saved for the other's gradient; pow saves its base for its own, and
+            # div its divisor (`x / t` keeps `t`, not `x`: changing `x` in place after it is safe).
             if right.requires_grad and left.obj is not None and left.is_tensor:
                 saved.add(left.obj)
             if left.requires_grad and right.obj is not None and right.is_tensor:
                 saved.add(right.obj)
-            if isinstance(op, (ast.Pow, ast.Div)) and left.requires_grad and left.obj is not None:
+            if isinstance(op, ast.Pow) and left.requires_grad and left.obj is not None:
                 saved.add(left.obj)
+            if isinstance(op, ast.Div) and right.requires_grad and right.obj is not None:
+                saved.add(right.obj)
         if saves:
             # Scaling a loss that holds a penalty by a constant keeps the penalty a term of it
             # (`0.5 * (loss + penalty)`); a constant times a graph (`weights * per_sample`) is a
