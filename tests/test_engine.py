@@ -6311,3 +6311,34 @@ def test_what_a_division_saves(expr: str, flagged: bool) -> None:
     (result,) = run_snippets([Snippet(source, (trained,))])
     _ran_as_claimed(result, trained, _MODIFIED_INPLACE if flagged else None)
     assert [(f.code, f.span.line) for f in analyze(source)] == ([("GG107", 7)] if flagged else [])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        "f = feats.detach().requires_grad_(True)",
+        "f = feats.data.requires_grad_(True)",
+        "f = feats.detach()\n    f.requires_grad_(True)",
+    ],
+)
+def test_a_leaf_made_again_each_iteration_starts_without_a_grad(make: str) -> None:
+    """`feats.detach().requires_grad_()` (or `.data`) makes a new tensor each iteration, whose
+    `.grad` starts as None though it shares `feats`' memory: each map is that iteration's gradient
+    alone (torch 2.13 runs clean), so no GG201 (the one leaf of a PGD loop is still followed)."""
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        head = nn.Linear(4, 3)
+        feats = torch.randn(5, 4)
+        maps = []
+        for i in range(3):
+            {make}
+            head(f)[:, i].sum().backward()
+            maps.append(f.grad.abs())
+        """
+    ).replace("{make}", make)
+    (result,) = run_snippets([Snippet(source, ("head.weight.grad is not None",))])
+    _ran_as_claimed(result, "head.weight.grad is not None", None)
+    assert analyze(source) == []

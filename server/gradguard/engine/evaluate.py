@@ -2884,10 +2884,26 @@ class Evaluator:
                 else Grad.UNKNOWN,
                 cause=None,
             )
-            if first_arg is not None and method:
+            # A tensor made in this very expression (`feats.detach()`, `img.data`, `x.clone()`) is a
+            # new object: it has no `.grad` yet, whatever a tensor sharing its memory had, and
+            # nothing names it to rebind (`img.data` is another new object each time it is read).
+            made = isinstance(first_arg, ast.Call) or (
+                isinstance(first_arg, ast.Attribute) and first_arg.attr == "data"
+            )
+            if first_arg is not None and method and not made:
                 self.rebind(first_arg, new)
             if recv.ty is Ty.TENSOR and param_module(recv) is not None:
                 self.set_param_flag(recv, True if on else False if off else None)
+            elif on and recv.grad is Grad.NONE and recv.obj is not None:
+                if made:
+                    self.set_leaf_grads(recv.obj, frozenset())  # a leaf made here
+                elif (
+                    isinstance(first_arg, ast.Name)
+                    and self.loops
+                    and first_arg.id in _bound_in(self.loops[-1].node)
+                ):
+                    # Made again each iteration (`f = feats.detach()`): this one may be new.
+                    self.set_leaf_grads(recv.obj, None)
             return new
         if method and name.endswith("_") and not name.endswith("__") and name not in _NOT_AUTOGRAD_WRITES:
             # An in-place tensor method.
@@ -5055,6 +5071,17 @@ def _autograd_positional(node: ast.Call, name: str, form: str) -> ast.expr | Non
         if i == index:
             return arg
     return None
+
+
+def _bound_in(loop: ast.AST) -> frozenset[str]:
+    """The plain names a loop's body binds by assignment."""
+    return frozenset(
+        t.id
+        for n in ast.walk(loop)
+        if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+        for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+        if isinstance(t, ast.Name)
+    )
 
 
 def _element(seq: Val, active: dict[int, int]) -> Val:
