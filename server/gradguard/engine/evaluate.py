@@ -2666,17 +2666,7 @@ class Evaluator:
             key = (dropped, id(loop), iteration)
             site = self._element_sites.get(key)
             if site is None:
-                last = max(dropped, key=lambda s: s.seq)
-                active = {id(f.node): f.iteration for f in self.loops}
-                prefix = []
-                for entry in last.ipath:
-                    if active.get(entry[0]) != entry[1]:
-                        break
-                    prefix.append(entry)
-                prefix.append((id(loop), iteration))
-                site = Site(last.node, last.stmts, True, tuple(prefix))
-                site.binding = last.binding
-                site.seq = last.seq
+                site = self.standing_site(dropped, ((id(loop), iteration),))
                 self._element_sites[key] = site
             val = val.with_(sites=val.sites | {site})
         if depth > 0 and val.elts is not None and raw.elts is not None and len(val.elts) == len(raw.elts):
@@ -2685,6 +2675,21 @@ class Evaluator:
             if any(a is not b for a, b in zip(elts, val.elts, strict=True)):
                 val = val.with_(elts=elts)
         return val
+
+    def standing_site(self, dropped: frozenset[Site], then: IPath) -> Site:
+        """A node standing for one element's own graph, made of the nodes ``dropped`` (each element
+        has its own): at the latest of them, in the iterations still running, then ``then``."""
+        last = max(dropped, key=lambda s: s.seq)
+        active = {id(f.node): f.iteration for f in self.loops}
+        prefix = []
+        for part in last.ipath:
+            if active.get(part[0]) != part[1]:
+                break
+            prefix.append(part)
+        site = Site(last.node, last.stmts, True, (*prefix, *then))
+        site.binding = last.binding
+        site.seq = last.seq
+        return site
 
     def indexed_element(self, val: Val, seq: Val, index: int, holder: ast.expr) -> Val:
         """``seq[index]`` of a list filled in a finished loop: ``val`` (what ``one_element`` keeps)
@@ -2699,17 +2704,8 @@ class Evaluator:
         key = (id(seq), index)
         entry = self._indexed_sites.get(key)
         if entry is None or entry[0] is not seq:
-            last = max(dropped, key=lambda s: s.seq)
-            active = {id(f.node): f.iteration for f in self.loops}
-            prefix = []
-            for part in last.ipath:
-                if active.get(part[0]) != part[1]:
-                    break
-                prefix.append(part)
-            site = Site(last.node, last.stmts, True, tuple(prefix))
-            site.binding = last.binding
-            site.seq = last.seq
-            entry = (seq, site)  # the list kept: its id stays its own while the entry lives
+            # (The list kept in the entry: its id stays its own while the entry lives.)
+            entry = (seq, self.standing_site(dropped, ()))
             self._indexed_sites[key] = entry
         return val.with_(sites=val.sites | {entry[1]})
 
