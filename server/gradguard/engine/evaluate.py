@@ -1512,18 +1512,22 @@ class Evaluator:
     def const_kw(self, node: ast.Call, name: str) -> Any:
         for k in node.keywords:
             if k.arg == name:
-                if isinstance(k.value, ast.Constant):
-                    return k.value.value
-                if isinstance(k.value, (ast.Name, ast.Attribute)):
-                    val = self.peek(k.value)  # a name bound to a known number or string
-                    if val.lit is not None:
-                        return val.lit[0]
-                    if val is TRUE or val is FALSE:
-                        return val.truth  # a flag known here (`create_graph=create_graph`)
-                return _NOT_CONST
+                return self.const_value(k.value)
         if any(k.arg is None for k in node.keywords):
             return _NOT_CONST  # `f(..., **kwargs)` may pass it
         return None
+
+    def const_value(self, expr: ast.expr) -> Any:
+        """An argument's value when it is a constant or a name bound to a known one, else _NOT_CONST."""
+        if isinstance(expr, ast.Constant):
+            return expr.value
+        if isinstance(expr, (ast.Name, ast.Attribute)):
+            val = self.peek(expr)  # a name bound to a known number or string
+            if val.lit is not None:
+                return val.lit[0]
+            if val is TRUE or val is FALSE:
+                return val.truth  # a flag known here (`create_graph=create_graph`)
+        return _NOT_CONST
 
     def kw_node(self, node: ast.Call, name: str) -> ast.keyword | None:
         for k in node.keywords:
@@ -1540,17 +1544,7 @@ class Evaluator:
         if found is not None:
             return found
         arg = _autograd_positional(node, name, form)
-        if arg is None:
-            return None
-        if isinstance(arg, ast.Constant):
-            return arg.value
-        if isinstance(arg, (ast.Name, ast.Attribute)):
-            val = self.peek(arg)
-            if val.lit is not None:
-                return val.lit[0]
-            if val is TRUE or val is FALSE:
-                return val.truth
-        return _NOT_CONST
+        return None if arg is None else self.const_value(arg)
 
     # Builtins and imported APIs, by qualified name.
     def qual_call(self, qual: str, node: ast.Call, args: list[Val], kwargs: dict[str, Val]) -> Val:
@@ -2869,7 +2863,7 @@ class Evaluator:
             kept_shape = recv.shape if keeps else None
             return Val(Grad.NONE, Ty.TENSOR, obj=object(), shape=kept_shape, cause=(f"`.{name}()`", node))
         if name == "requires_grad_":
-            flag = _grad_flag(node)
+            flag = api.requires_grad_flag(node)
             on = flag is None or (isinstance(flag, ast.Constant) and flag.value is True)
             off = isinstance(flag, ast.Constant) and flag.value is False
             new = recv.with_(
@@ -3338,7 +3332,7 @@ class Evaluator:
             "type",
         ):
             if name == "requires_grad_":
-                flag = _grad_flag(node)
+                flag = api.requires_grad_flag(node)
                 value = True if flag is None else flag.value if isinstance(flag, ast.Constant) else None
                 self.set_requires_grad(inst, value if isinstance(value, bool) else None)
             elif name in ("train", "eval"):
@@ -5911,16 +5905,9 @@ def _from_numpy(*vals: Val) -> Val | None:
     return Val(Grad.NONE, Ty.OTHER, cause=made.cause)
 
 
-def _grad_flag(node: ast.Call) -> ast.expr | None:
-    """The flag of `requires_grad_(...)`, given by position or as `requires_grad=` (None: none)."""
-    if node.args:
-        return node.args[0]
-    return next((k.value for k in node.keywords if k.arg == "requires_grad"), None)
-
-
 def _const_false(node: ast.Call) -> bool:
     """Is the call's flag the constant False (`requires_grad_(False)`, `requires_grad=False`)?"""
-    flag = _grad_flag(node)
+    flag = api.requires_grad_flag(node)
     return isinstance(flag, ast.Constant) and flag.value is False
 
 

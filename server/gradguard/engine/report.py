@@ -30,6 +30,7 @@ from .chain import chain_text
 from .modules import LINE_BLOCK, ForeignModule, VirtualLines
 from .positions import Positions
 from .state import BackwardRun, Dirt, LoopFrame
+from .torchapi import requires_grad_flag
 from .values import Grad, IPath, Site, Taint, Ty, Val
 
 if TYPE_CHECKING:
@@ -2127,9 +2128,7 @@ def _has_unresolved_freeze(source: str) -> bool:
             and isinstance(node.func, ast.Attribute)
             and node.func.attr == "requires_grad_"
         ):
-            flag = node.args[0] if node.args else next(
-                (k.value for k in node.keywords if k.arg == "requires_grad"), None
-            )
+            flag = requires_grad_flag(node)
             if not (isinstance(flag, ast.Constant) and flag.value is False):
                 continue
             target = node.func.value

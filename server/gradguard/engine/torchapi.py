@@ -6,6 +6,7 @@ listed here is unknown, and unknown never produces a finding.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -599,3 +600,11 @@ def model_factory(qual: str) -> bool:
     if _TORCHVISION_MODEL.match(qual):
         return qual.rsplit(".", 1)[-1] not in _NOT_MODELS
     return bool(_TRANSFORMERS_MODEL.match(qual))
+
+
+def requires_grad_flag(call: ast.Call) -> ast.expr | None:
+    """The flag of a `requires_grad_(...)` call, given by position or as `requires_grad=` (None:
+    not given, so True)."""
+    if call.args:
+        return call.args[0]
+    return next((k.value for k in call.keywords if k.arg == "requires_grad"), None)
